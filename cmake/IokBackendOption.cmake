@@ -1,0 +1,40 @@
+# Helpers for the IOK_WITH_<LIB>=AUTO|ON|OFF switches and the configure summary.
+
+set(IOK_ENABLED_BACKENDS "" CACHE INTERNAL "")
+set(IOK_SUMMARY_LINES "" CACHE INTERNAL "")
+
+macro(iok_backend_option KEY TITLE)
+  set(IOK_WITH_${KEY} AUTO CACHE STRING "Build the ${TITLE} backend (AUTO, ON, OFF)")
+  set_property(CACHE IOK_WITH_${KEY} PROPERTY STRINGS AUTO ON OFF)
+  string(TOUPPER "${IOK_WITH_${KEY}}" IOK_WITH_${KEY})
+  if(NOT IOK_WITH_${KEY} MATCHES "^(AUTO|ON|OFF)$")
+    message(FATAL_ERROR "IOK_WITH_${KEY} must be AUTO, ON or OFF, not '${IOK_WITH_${KEY}}'")
+  endif()
+  set(IOK_HAVE_${KEY} FALSE)
+  set(IOK_${KEY}_TITLE "${TITLE}")
+endmacro()
+
+# iok_backend_resolve(KEY found-variable version): decide, fail for ON when missing.
+macro(iok_backend_resolve KEY FOUND_VAR VERSION)
+  if(${FOUND_VAR})
+    set(IOK_HAVE_${KEY} TRUE)
+    set(IOK_${KEY}_VERSION "${VERSION}")
+  elseif(IOK_WITH_${KEY} STREQUAL "ON")
+    message(FATAL_ERROR "IOK_WITH_${KEY}=ON but ${IOK_${KEY}_TITLE} was not found "
+                        "(set CMAKE_PREFIX_PATH to its install prefix, or use IOK_WITH_${KEY}=OFF)")
+  endif()
+endmacro()
+
+function(iok_backend_summary)
+  message(STATUS "")
+  message(STATUS "iokernels ${PROJECT_VERSION} (${CMAKE_BUILD_TYPE})")
+  message(STATUS "  MPI\t\t${MPI_CXX_VERSION} (${MPIEXEC_EXECUTABLE})")
+  foreach(KEY PNETCDF HDF5 NETCDF4 ADIOS2)
+    if(IOK_HAVE_${KEY})
+      message(STATUS "  ${KEY}\tenabled  (${IOK_${KEY}_TITLE} ${IOK_${KEY}_VERSION})")
+    else()
+      message(STATUS "  ${KEY}\tdisabled (IOK_WITH_${KEY}=${IOK_WITH_${KEY}})")
+    endif()
+  endforeach()
+  message(STATUS "")
+endfunction()

@@ -1,0 +1,32 @@
+# Shared settings for scripts/setup.sh and scripts/run.sh (sourced, not run).
+
+# Where the Debian 13 root lives on hosts too old for the native packages.
+# Outside the source tree so that fresh clones (and CI) reuse it.
+IOK_SYSROOT="${IOK_SYSROOT:-/var/lib/iokernels/trixie-root}"
+IOK_DEBIAN_MIRROR="${IOK_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+
+IOK_PACKAGES=(
+    build-essential cmake ninja-build pkg-config git ca-certificates
+    libopenmpi-dev openmpi-bin
+    libpnetcdf-dev pnetcdf-bin
+    libhdf5-mpi-dev hdf5-tools
+    libnetcdf-mpi-dev netcdf-bin
+    libadios2-mpi-c++11-dev libadios2-mpi-c-dev adios2-mpi-bin
+    libcli11-dev nlohmann-json3-dev libgtest-dev
+    python3 python3-pytest python3-numpy python3-matplotlib
+    python3-mpi4py python3-h5py-mpi python3-netcdf4 python3-adios2-mpi
+)
+
+# True when the host itself has the libraries we need in its archive
+# (Debian >= 13, Ubuntu >= 24.04).
+iok_host_is_new_enough() {
+    [[ -r /etc/os-release ]] || return 1
+    local id ver
+    id=$(. /etc/os-release; echo "${ID:-}")
+    ver=$(. /etc/os-release; echo "${VERSION_ID:-0}")
+    case "$id" in
+        debian) [[ "${ver%%.*}" -ge 13 ]] ;;
+        ubuntu) [[ "${ver%%.*}" -ge 24 ]] ;;
+        *) return 1 ;;
+    esac
+}

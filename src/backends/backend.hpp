@@ -1,0 +1,95 @@
+#pragma once
+// The one interface every I/O library implements.  A backend moves the data a
+// plan describes; it knows nothing about kernels.  Call order, always
+// collective over the communicator given to create()/open():
+//
+//   write:  create -> define -> { put ... flush }* -> close
+//   read:   open   ->           { get ... flush }* -> close
+//
+// put()/get() may only post a request (nonblocking libraries); the buffer must
+// stay valid and untouched until the next flush(), which completes every
+// pending request.  Blocking backends do the work inside put()/get() and
+// flush() is cheap.  Buffers hold the selection's elements packed in block
+// order, in the variable's declared type.
+#include <mpi.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/file_spec.hpp"
+#include "model/selection.hpp"
+
+namespace iok {
+
+// Settings shared by all backends; each backend reads the ones it knows and
+// keeps library-specific switches in `params` (e.g. "api" = "varn"|"vard").
+struct BackendConfig {
+    bool collective = true;          // collective vs independent data access
+    bool fill = false;               // library fill mode (prefill with _FillValue)
+    MPI_Info hints = MPI_INFO_NULL;  // MPI-IO hints passed at create/open
+    std::map<std::string, std::string> params;
+
+    std::string param(const std::string& key, const std::string& dflt) const;
+};
+
+struct BackendStats {
+    std::uint64_t bytes_put = 0;        // user data bytes handed to put()
+    std::uint64_t bytes_get = 0;
+    std::uint64_t calls_put = 0;        // put()/get() calls (per rank)
+    std::uint64_t calls_get = 0;
+    std::uint64_t library_memory_hwm = 0;  // library's own malloc high-water, when reported; 0 = n/a
+};
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+
+    virtual std::string name() const = 0;       // "pnetcdf", "mpiio", ...
+    virtual std::string library() const = 0;    // "PnetCDF 1.14.0"
+    virtual std::string extension() const = 0;  // default file extension, ".nc"
+
+    virtual void create(const std::string& path, const FileSpec& spec, MPI_Comm comm) = 0;
+    virtual void define(const FileSpec& spec) = 0;  // dims, variables, attributes
+    virtual void open(const std::string& path, const FileSpec& spec, MPI_Comm comm) = 0;
+
+    virtual void put(int var, const Selection& sel, std::int64_t record, const void* buf) = 0;
+    virtual void get(int var, const Selection& sel, std::int64_t record, void* buf) = 0;
+    virtual void flush() = 0;
+    virtual void close() = 0;
+
+    // MPI-IO hints in effect on the open file (MPI_File_get_info); call between
+    // create/open and close.  MPI_INFO_NULL when the library does not expose it.
+    // The caller frees a returned info.
+    virtual MPI_Info info_in_effect() { return MPI_INFO_NULL; }
+    virtual BackendStats stats() const { return stats_; }
+
+protected:
+    BackendStats stats_;
+};
+
+using BackendFactory = std::unique_ptr<Backend> (*)(const BackendConfig&);
+
+// Registry: each backend source file registers itself at static-init time, so
+// adding a library never touches the core.
+struct BackendInfo {
+    std::string name;
+    std::string description;
+    BackendFactory factory;
+    std::string (*library_version)();  // "PnetCDF 1.14.0", for the manifest
+};
+void register_backend(BackendInfo info);
+const std::vector<BackendInfo>& registered_backends();
+std::unique_ptr<Backend> make_backend(const std::string& name, const BackendConfig& cfg);
+
+#define IOK_REGISTER_BACKEND(ident, name, description, factory, version)         \
+    namespace {                                                                  \
+    const bool iok_backend_registered_##ident = [] {                             \
+        ::iok::register_backend({name, description, factory, version});          \
+        return true;                                                             \
+    }();                                                                         \
+    }
+
+}  // namespace iok

@@ -1,0 +1,48 @@
+#include "core/mpi_layer.hpp"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace iok {
+
+std::string select_mpiio_layer(const std::string& layer) {
+    if (layer == "romio") {
+        // OpenMPI 5 names its ROMIO component romio341, OpenMPI 4 romio321;
+        // listing both lets either version pick the one it has.
+        setenv("OMPI_MCA_io", "romio341,romio321", 1);
+    } else if (layer == "ompio") {
+        setenv("OMPI_MCA_io", "ompio", 1);
+    } else {
+        return "unknown MPI-IO layer '" + layer + "' (use romio or ompio)";
+    }
+    return {};
+}
+
+std::string mpiio_layer_from_info(MPI_Info info) {
+    if (info == MPI_INFO_NULL) return "unknown";
+    int nkeys = 0;
+    MPI_Info_get_nkeys(info, &nkeys);
+    bool romio = false;
+    for (int i = 0; i < nkeys; ++i) {
+        char key[MPI_MAX_INFO_KEY + 1];
+        MPI_Info_get_nthkey(info, i, key);
+        if (std::strncmp(key, "romio_", 6) == 0) romio = true;
+    }
+    if (romio) return "ROMIO";
+#ifdef OPEN_MPI
+    return "OMPIO";
+#else
+    return "unknown";
+#endif
+}
+
+std::string mpi_library_version() {
+    char buf[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    MPI_Get_library_version(buf, &len);
+    std::string s(buf, static_cast<std::size_t>(len));
+    auto nl = s.find_first_of("\n,");
+    return nl == std::string::npos ? s : s.substr(0, nl);
+}
+
+}  // namespace iok

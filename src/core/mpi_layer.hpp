@@ -1,0 +1,22 @@
+#pragma once
+// Which MPI-IO implementation runs underneath (OpenMPI ships OMPIO and ROMIO),
+// and choosing it.  Results must always say which one ran: on the E3SM F case
+// the two differ by 3-8x.
+#include <mpi.h>
+
+#include <string>
+
+namespace iok {
+
+// Sets the environment so that MPI_Init picks `layer` ("romio" or "ompio").
+// Returns an error message, empty on success.  Must run before MPI_Init.
+std::string select_mpiio_layer(const std::string& layer);
+
+// "ROMIO", "OMPIO" or "unknown", judged from the hints of an open file
+// (ROMIO reports romio_* / cb_* keys) and the MPI library in use.
+std::string mpiio_layer_from_info(MPI_Info info);
+
+// The MPI library's version string (first line of MPI_Get_library_version).
+std::string mpi_library_version();
+
+}  // namespace iok

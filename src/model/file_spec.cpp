@@ -1,0 +1,63 @@
+#include "model/file_spec.hpp"
+
+namespace iok {
+
+Attr Attr::Text(std::string name, std::string text) {
+    Attr a;
+    a.name = std::move(name);
+    a.type = DType::Char;
+    a.text = std::move(text);
+    return a;
+}
+
+Attr Attr::Number(std::string name, DType type, std::vector<double> values) {
+    Attr a;
+    a.name = std::move(name);
+    a.type = type;
+    a.values = std::move(values);
+    return a;
+}
+
+bool VarSpec::is_record(const FileSpec& f) const {
+    int r = f.record_dim();
+    return r >= 0 && !dims.empty() && dims.front() == r;
+}
+
+int FileSpec::record_dim() const {
+    for (std::size_t i = 0; i < dims.size(); ++i)
+        if (dims[i].unlimited) return static_cast<int>(i);
+    return -1;
+}
+
+int FileSpec::find_dim(const std::string& name) const {
+    for (std::size_t i = 0; i < dims.size(); ++i)
+        if (dims[i].name == name) return static_cast<int>(i);
+    return -1;
+}
+
+int FileSpec::find_var(const std::string& name) const {
+    for (std::size_t i = 0; i < vars.size(); ++i)
+        if (vars[i].name == name) return static_cast<int>(i);
+    return -1;
+}
+
+std::vector<std::uint64_t> FileSpec::fixed_shape(const VarSpec& v) const {
+    std::vector<std::uint64_t> shape;
+    for (std::size_t i = v.is_record(*this) ? 1 : 0; i < v.dims.size(); ++i)
+        shape.push_back(dims[v.dims[i]].length);
+    return shape;
+}
+
+std::uint64_t FileSpec::fixed_elements(const VarSpec& v) const {
+    std::uint64_t n = 1;
+    for (auto d : fixed_shape(v)) n *= d;
+    return n;
+}
+
+std::size_t FileSpec::attribute_count() const {
+    std::size_t n = global_attrs.size();
+    for (const auto& v : vars) n += v.attrs.size();
+    return n;
+}
+
+}  // namespace iok

@@ -1,0 +1,37 @@
+#pragma once
+// A kernel's plan: every file it writes, and for this rank the selection of
+// each variable, plus how records are grouped into flushes.  The runner turns
+// a plan into backend calls; kernels build plans and never call a library.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/file_spec.hpp"
+#include "model/selection.hpp"
+
+namespace iok {
+
+struct FilePlan {
+    FileSpec spec;
+    // This rank's selection per variable (same index as spec.vars).  A null
+    // pointer or an empty selection means the rank accesses nothing of it
+    // but still joins every collective call.
+    std::vector<SelectionPtr> selection;
+    // Fill-mode only: elements no process owns, written with the variable's
+    // fill value by the rank listed in the map (I case).
+    std::vector<SelectionPtr> fill_selection;
+    int nrecords = 1;          // records of the record variables
+    int flush_every = 1;       // records per flush; 0 = flush once at the end
+    std::vector<int> order;    // variable write order (defaults to 0..n-1)
+    std::uint64_t requests = 0;  // this rank's request count (blocks), for the report
+
+    std::vector<int> write_order() const;
+};
+
+struct Plan {
+    std::string kernel;        // "e3sm", "s3d", ...
+    std::string case_name;     // "F", "G", "I", ...
+    std::vector<FilePlan> files;
+};
+
+}  // namespace iok

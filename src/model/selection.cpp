@@ -1,0 +1,83 @@
+#include "model/selection.hpp"
+
+#include <string>
+
+#include "core/error.hpp"
+
+namespace iok {
+
+Selection::Selection(std::vector<std::uint64_t> shape) : shape_(std::move(shape)) {}
+
+Selection Selection::whole(std::vector<std::uint64_t> shape) {
+    Selection s(std::move(shape));
+    std::vector<std::int64_t> start(s.shape_.size(), 0), count(s.shape_.begin(), s.shape_.end());
+    s.add_block(start.data(), count.data());
+    return s;
+}
+
+Selection Selection::block(std::vector<std::uint64_t> shape, std::vector<std::int64_t> start,
+                           std::vector<std::int64_t> count) {
+    Selection s(std::move(shape));
+    if (start.size() != s.shape_.size() || count.size() != s.shape_.size())
+        throw Error("block rank does not match the variable's rank");
+    s.add_block(start.data(), count.data());
+    return s;
+}
+
+Selection Selection::from_runs(std::vector<std::uint64_t> shape, const std::vector<Run>& runs) {
+    Selection s(std::move(shape));
+    const std::size_t nd = s.shape_.size();
+    std::uint64_t total = 1;
+    for (auto d : s.shape_) total *= d;
+    const std::int64_t fastest = nd ? static_cast<std::int64_t>(s.shape_.back()) : 1;
+    s.starts_.reserve(runs.size() * nd);
+    s.counts_.reserve(runs.size() * nd);
+    std::vector<std::int64_t> start(nd), count(nd, 1);
+    for (const Run& r : runs) {
+        if (r.length <= 0) continue;
+        if (r.offset < 0 || static_cast<std::uint64_t>(r.offset + r.length) > total)
+            throw Error("run [" + std::to_string(r.offset) + ", +" + std::to_string(r.length) +
+                        ") lies outside an array of " + std::to_string(total) + " elements");
+        if (r.offset / fastest != (r.offset + r.length - 1) / fastest)
+            throw Error("run at offset " + std::to_string(r.offset) + " of length " +
+                        std::to_string(r.length) + " crosses a row of the fastest dimension");
+        std::int64_t rest = r.offset;
+        for (std::size_t d = nd; d-- > 0;) {
+            start[d] = rest % static_cast<std::int64_t>(s.shape_[d]);
+            rest /= static_cast<std::int64_t>(s.shape_[d]);
+        }
+        if (nd) count[nd - 1] = r.length;
+        s.add_block(start.data(), count.data());
+    }
+    return s;
+}
+
+void Selection::add_block(const std::int64_t* start, const std::int64_t* count) {
+    std::uint64_t n = 1;
+    for (std::size_t d = 0; d < shape_.size(); ++d) {
+        if (start[d] < 0 || count[d] < 0 ||
+            static_cast<std::uint64_t>(start[d] + count[d]) > shape_[d])
+            throw Error("block exceeds dimension " + std::to_string(d) + " of length " +
+                        std::to_string(shape_[d]));
+        n *= static_cast<std::uint64_t>(count[d]);
+    }
+    starts_.insert(starts_.end(), start, start + shape_.size());
+    counts_.insert(counts_.end(), count, count + shape_.size());
+    ++nblocks_;
+    elements_ += n;
+}
+
+std::uint64_t Selection::block_elements(std::size_t b) const {
+    std::uint64_t n = 1;
+    const std::int64_t* c = count(b);
+    for (std::size_t d = 0; d < shape_.size(); ++d) n *= static_cast<std::uint64_t>(c[d]);
+    return n;
+}
+
+std::vector<Run> Selection::runs() const {
+    std::vector<Run> out;
+    for_each_run([&](std::int64_t off, std::int64_t len) { out.push_back({off, len}); });
+    return out;
+}
+
+}  // namespace iok

@@ -1,0 +1,48 @@
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "model/selection.hpp"
+
+using iok::Run;
+using iok::Selection;
+
+TEST(Selection, RunsBecomeRowBlocks) {
+    auto s = Selection::from_runs({72, 866}, {{0, 4}, {866 + 10, 3}, {72 * 866 - 1, 1}});
+    ASSERT_EQ(s.nblocks(), 3u);
+    EXPECT_EQ(s.elements(), 8u);
+    EXPECT_EQ(s.start(1)[0], 1);
+    EXPECT_EQ(s.start(1)[1], 10);
+    EXPECT_EQ(s.count(1)[0], 1);
+    EXPECT_EQ(s.count(1)[1], 3);
+    auto runs = s.runs();
+    ASSERT_EQ(runs.size(), 3u);
+    EXPECT_EQ(runs[2].offset, 72 * 866 - 1);
+}
+
+TEST(Selection, RejectsRunCrossingFastestDimension) {
+    EXPECT_THROW(Selection::from_runs({2, 10}, {{8, 4}}), iok::Error);
+}
+
+TEST(Selection, RejectsRunOutsideArray) {
+    EXPECT_THROW(Selection::from_runs({10}, {{8, 4}}), iok::Error);
+    EXPECT_THROW(Selection::from_runs({10}, {{-1, 1}}), iok::Error);
+}
+
+TEST(Selection, BlockRunsInCOrder) {
+    // 3-D block 2x2x3 at (1,1,1) in 4x4x5
+    auto s = Selection::block({4, 4, 5}, {1, 1, 1}, {2, 2, 3});
+    EXPECT_EQ(s.elements(), 12u);
+    auto runs = s.runs();
+    ASSERT_EQ(runs.size(), 4u);
+    EXPECT_EQ(runs[0].offset, 1 * 20 + 1 * 5 + 1);
+    EXPECT_EQ(runs[1].offset, 1 * 20 + 2 * 5 + 1);
+    EXPECT_EQ(runs[2].offset, 2 * 20 + 1 * 5 + 1);
+    EXPECT_EQ(runs[3].offset, 2 * 20 + 2 * 5 + 1);
+    for (auto& r : runs) EXPECT_EQ(r.length, 3);
+}
+
+TEST(Selection, ScalarIsOneElement) {
+    auto s = Selection::whole({});
+    EXPECT_EQ(s.elements(), 1u);
+    EXPECT_EQ(s.runs().size(), 1u);
+}
