@@ -1,0 +1,115 @@
+#include "core/manifest.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+
+#include "backends/backend.hpp"
+#include "core/mpi_layer.hpp"
+
+extern char** environ;
+
+#ifndef IOK_GIT_REVISION
+#define IOK_GIT_REVISION "unknown"
+#endif
+
+namespace iok {
+
+nlohmann::json info_to_json(MPI_Info info) {
+    nlohmann::json j = nlohmann::json::object();
+    if (info == MPI_INFO_NULL) return j;
+    int nkeys = 0;
+    MPI_Info_get_nkeys(info, &nkeys);
+    for (int i = 0; i < nkeys; ++i) {
+        char key[MPI_MAX_INFO_KEY + 1];
+        MPI_Info_get_nthkey(info, i, key);
+        int len = 0, flag = 0;
+        MPI_Info_get_valuelen(info, key, &len, &flag);
+        std::string val(static_cast<std::size_t>(len) + 1, '\0');
+        MPI_Info_get(info, key, len + 1, val.data(), &flag);
+        val.resize(static_cast<std::size_t>(len));
+        j[key] = val;
+    }
+    return j;
+}
+
+std::string file_checksum_fnv1a64(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return "";
+    std::uint64_t h = 1469598103934665603ull;
+    char buf[1 << 16];
+    while (in) {
+        in.read(buf, sizeof buf);
+        for (std::streamsize i = 0; i < in.gcount(); ++i) {
+            h ^= static_cast<unsigned char>(buf[i]);
+            h *= 1099511628211ull;
+        }
+    }
+    char out[17];
+    std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));
+    return out;
+}
+
+int count_nodes(MPI_Comm comm) {
+    MPI_Comm node;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    int node_rank = 0;
+    MPI_Comm_rank(node, &node_rank);
+    MPI_Comm_free(&node);
+    int leader = node_rank == 0 ? 1 : 0, nodes = 0;
+    MPI_Allreduce(&leader, &nodes, 1, MPI_INT, MPI_SUM, comm);
+    return nodes;
+}
+
+static bool relevant_env(const char* kv) {
+    static const char* prefixes[] = {"OMPI_MCA_", "PRTE_MCA_", "ROMIO_", "MPICH_", "HDF5_",
+                                     "H5_",       "PNETCDF_",  "ADIOS2_", "IOK_",  "OMP_"};
+    for (const char* p : prefixes)
+        if (std::strncmp(kv, p, std::strlen(p)) == 0) return true;
+    return false;
+}
+
+nlohmann::json build_manifest(MPI_Comm comm, const std::vector<std::string>& argv,
+                              const std::vector<InputFile>& inputs, MPI_Info hints) {
+    int size = 1;
+    MPI_Comm_size(comm, &size);
+    const int nodes = count_nodes(comm);
+    nlohmann::json m;
+    m["iokernels_version"] = IOK_VERSION;
+    m["git_revision"] = IOK_GIT_REVISION;
+    m["command_line"] = argv;
+    m["processes"] = size;
+    m["nodes"] = nodes;
+    char host[256] = {0};
+    gethostname(host, sizeof host - 1);
+    m["host"] = host;
+    std::time_t now = std::time(nullptr);
+    char when[64];
+    std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    m["started_utc"] = when;
+    m["mpi"] = mpi_library_version();
+    nlohmann::json libs = nlohmann::json::object();
+    for (const auto& b : registered_backends())
+        if (b.library_version) libs[b.name] = b.library_version();
+    m["libraries"] = libs;
+    m["mpiio_layer"] = mpiio_layer_from_info(hints);
+    m["mpiio_hints"] = info_to_json(hints);
+    nlohmann::json env = nlohmann::json::object();
+    for (char** e = environ; *e; ++e) {
+        if (!relevant_env(*e)) continue;
+        const char* eq = std::strchr(*e, '=');
+        if (eq) env[std::string(*e, static_cast<std::size_t>(eq - *e))] = std::string(eq + 1);
+    }
+    m["environment"] = env;
+    nlohmann::json in = nlohmann::json::array();
+    for (const auto& f : inputs)
+        in.push_back({{"role", f.role}, {"path", f.path}, {"fnv1a64", file_checksum_fnv1a64(f.path)}});
+    m["inputs"] = in;
+    return m;
+}
+
+}  // namespace iok

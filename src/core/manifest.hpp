@@ -1,0 +1,26 @@
+#pragma once
+// The manifest inside every result: what ran, where, with what.  Enough to
+// reproduce a figure or to explain why two figures differ.
+#include <mpi.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace iok {
+
+struct InputFile {
+    std::string role;  // "map", "config", ...
+    std::string path;
+};
+
+// Collective (counts nodes).  `hints` is the info in effect on an output file
+// (may be MPI_INFO_NULL).
+nlohmann::json build_manifest(MPI_Comm comm, const std::vector<std::string>& argv,
+                              const std::vector<InputFile>& inputs, MPI_Info hints);
+
+nlohmann::json info_to_json(MPI_Info info);
+std::string file_checksum_fnv1a64(const std::string& path);  // hex; "" if unreadable
+int count_nodes(MPI_Comm comm);
+
+}  // namespace iok

@@ -1,0 +1,100 @@
+#include "core/output_files.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "core/collective.hpp"
+
+namespace fs = std::filesystem;
+
+namespace iok {
+
+namespace {
+
+// Rank 0 evaluates `check`, which returns an error message (empty = fine)
+// and a hint; the verdict is broadcast and thrown on every rank.
+template <class Check>
+void rank0_verdict(MPI_Comm comm, Check&& check) {
+    collective_step(comm, [&] {
+        int rank = 0;
+        MPI_Comm_rank(comm, &rank);
+        std::string what, hint;
+        if (rank == 0) check(what, hint);
+        int len[2] = {static_cast<int>(what.size()), static_cast<int>(hint.size())};
+        MPI_Bcast(len, 2, MPI_INT, 0, comm);
+        what.resize(static_cast<std::size_t>(len[0]));
+        hint.resize(static_cast<std::size_t>(len[1]));
+        MPI_Bcast(what.data(), len[0], MPI_CHAR, 0, comm);
+        MPI_Bcast(hint.data(), len[1], MPI_CHAR, 0, comm);
+        if (!what.empty() && rank == 0) throw Error(what, hint);
+    });
+}
+
+}  // namespace
+
+void OutputFiles::claim(const std::string& path) {
+    rank0_verdict(comm_, [&](std::string& what, std::string& hint) {
+        fs::path p(path);
+        fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+        std::error_code ec;
+        if (!fs::is_directory(dir, ec)) {
+            what = "output directory " + dir.string() + " does not exist";
+            hint = "create it first (mkdir -p " + dir.string() + ") or choose another path with -o";
+        } else if (access(dir.c_str(), W_OK | X_OK) != 0) {
+            what = "output directory " + dir.string() + " is not writable (" + std::strerror(errno) + ")";
+            hint = "choose a writable directory with -o";
+        } else if (fs::exists(fs::symlink_status(p, ec)) && !overwrite_) {
+            what = "output " + path + " already exists and was not created by this run";
+            hint = "remove it, choose another path with -o, or pass --overwrite";
+        }
+    });
+    created_.push_back(path);
+}
+
+void OutputFiles::require_readable(const std::string& path) const {
+    rank0_verdict(comm_, [&](std::string& what, std::string& hint) {
+        std::error_code ec;
+        if (!fs::exists(path, ec)) {
+            what = "input " + path + " does not exist";
+            hint = "check the path";
+        } else if (access(path.c_str(), R_OK) != 0) {
+            what = "input " + path + " is not readable (" + std::strerror(errno) + ")";
+            hint = "check its permissions";
+        }
+    });
+}
+
+void OutputFiles::remove_all() {
+    int rank = 0;
+    MPI_Comm_rank(comm_, &rank);
+    if (rank == 0 && !keep_) {
+        for (const auto& p : created_) {
+            std::error_code ec;
+            fs::remove_all(p, ec);
+        }
+    }
+    created_.clear();
+}
+
+OutputFiles::~OutputFiles() {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized) remove_all();
+}
+
+std::string insert_suffix(const std::string& path, const std::string& suffix) {
+    static const char* exts[] = {".nc4", ".nc", ".h5", ".bp", ".dat", ".bin"};
+    const std::string slash = path.substr(0, path.find_last_of('/') + 1);
+    const std::string base = path.substr(slash.size());
+    for (const char* e : exts) {
+        const std::string ext(e);
+        if (base.size() > ext.size() && base.compare(base.size() - ext.size(), ext.size(), ext) == 0)
+            return slash + base.substr(0, base.size() - ext.size()) + "_" + suffix + ext;
+    }
+    return path + "_" + suffix;
+}
+
+}  // namespace iok

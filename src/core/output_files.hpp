@@ -1,0 +1,40 @@
+#pragma once
+// Safe handling of output files.  A run deletes at exit only the files it
+// created itself (unless --keep), and refuses to clobber a file it did not
+// create unless --overwrite was given.  Collective: rank 0 touches the file
+// system, every rank gets the same answer.
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+namespace iok {
+
+class OutputFiles {
+public:
+    OutputFiles(MPI_Comm comm, bool keep, bool overwrite)
+        : comm_(comm), keep_(keep), overwrite_(overwrite) {}
+    ~OutputFiles();  // removes created paths unless keep (collective-free: rank 0 only)
+    OutputFiles(const OutputFiles&) = delete;
+    OutputFiles& operator=(const OutputFiles&) = delete;
+
+    // Checks that `path` may be created: its directory exists and is
+    // writable, and the path does not exist (or --overwrite).  Throws
+    // iok::Error on every rank otherwise.  Registers the path as ours.
+    void claim(const std::string& path);
+    // Checks that an input exists and is readable (collective).
+    void require_readable(const std::string& path) const;
+
+    const std::vector<std::string>& created() const { return created_; }
+    void remove_all();  // rank 0 deletes what this run created (dirs recursively)
+
+private:
+    MPI_Comm comm_;
+    bool keep_, overwrite_;
+    std::vector<std::string> created_;
+};
+
+// "out.nc" + "h0" -> "out_h0.nc" (inserted before a known extension, else appended).
+std::string insert_suffix(const std::string& path, const std::string& suffix);
+
+}  // namespace iok

@@ -1,0 +1,29 @@
+#pragma once
+// User buffers for one flush: every (variable, record) request gets its slice
+// of one allocation, back to back ("contiguous") or with a gap between
+// slices ("noncontiguous", the E3SM -m option), so the library sees the
+// memory layout an application would hand it.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace iok {
+
+class BufferArena {
+public:
+    BufferArena(std::size_t gap_bytes) : gap_(gap_bytes) {}
+    // Reserve a slice; returns its index.  Call finalize() before data().
+    std::size_t reserve(std::size_t bytes);
+    void allocate();  // one allocation for all reserved slices
+    void* data(std::size_t slice) { return base_.get() + offsets_[slice]; }
+    std::size_t total() const { return total_; }
+
+private:
+    std::size_t gap_;
+    std::vector<std::size_t> offsets_;
+    std::size_t total_ = 0;
+    std::unique_ptr<unsigned char[]> base_;
+};
+
+}  // namespace iok

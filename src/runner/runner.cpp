@@ -1,0 +1,311 @@
+#include "runner/runner.hpp"
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include "core/collective.hpp"
+#include "core/memory.hpp"
+#include "core/pattern.hpp"
+#include "core/phase_timer.hpp"
+#include "core/stats.hpp"
+#include "runner/buffer_arena.hpp"
+
+namespace iok {
+
+namespace {
+
+// One put/get of the plan: a variable, a record and which selection.
+struct Request {
+    int var;
+    std::int64_t record;  // 0 for fixed-size variables
+    bool fill;            // fill-mode request (constant fill value)
+    const Selection* sel;
+    std::size_t slice;
+};
+
+const Selection& selection_of(const std::vector<SelectionPtr>& v, std::size_t i, const Selection& none) {
+    return (i < v.size() && v[i]) ? *v[i] : none;
+}
+
+// Groups of records completed by one flush each.  Fixed-size variables go
+// into the first group, before any record.
+std::vector<std::pair<int, int>> record_groups(const FilePlan& p) {
+    std::vector<std::pair<int, int>> g;
+    const int n = std::max(p.nrecords, 0);
+    const int every = p.flush_every <= 0 ? std::max(n, 1) : p.flush_every;
+    for (int r = 0; r < n; r += every) g.push_back({r, std::min(n, r + every)});
+    if (g.empty()) g.push_back({0, 0});
+    return g;
+}
+
+std::uint64_t on_disk_bytes(const std::string& path) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) {
+        std::uint64_t n = 0;
+        for (auto& e : fs::recursive_directory_iterator(path, ec))
+            if (e.is_regular_file(ec)) n += e.file_size(ec);
+        return n;
+    }
+    auto n = fs::file_size(path, ec);
+    return ec ? 0 : n;
+}
+
+nlohmann::json stat_json(const Stat& s) {
+    return {{"min", s.min}, {"max", s.max}, {"mean", s.mean}};
+}
+
+class FileRun {
+public:
+    FileRun(MPI_Comm comm, Backend& be, const RunOptions& opt, const FilePlan& plan, bool writing)
+        : comm_(comm), be_(be), opt_(opt), plan_(plan), writing_(writing), timer_(comm),
+          none_(std::vector<std::uint64_t>{}) {
+        MPI_Comm_rank(comm, &rank_);
+        MPI_Comm_size(comm, &size_);
+    }
+
+    FileOutcome run(const std::string& path);
+
+private:
+    std::vector<Request> requests_for(int first_rec, int last_rec, bool with_fixed, BufferArena& arena);
+    void prepare(std::vector<Request>& reqs, BufferArena& arena);
+    void verify(const std::vector<Request>& reqs, BufferArena& arena);
+    void report(const std::string& path, FileOutcome& out);
+
+    MPI_Comm comm_;
+    Backend& be_;
+    const RunOptions& opt_;
+    const FilePlan& plan_;
+    bool writing_;
+    PhaseTimer timer_;
+    Selection none_;
+    int rank_ = 0, size_ = 1;
+    std::uint64_t bytes_ = 0, calls_ = 0, flushes_ = 0;
+    std::uint64_t mismatches_ = 0;
+    std::string first_mismatch_;
+    MPI_Info hints_ = MPI_INFO_NULL;
+};
+
+std::vector<Request> FileRun::requests_for(int first_rec, int last_rec, bool with_fixed, BufferArena& arena) {
+    const FileSpec& spec = plan_.spec;
+    std::vector<Request> reqs;
+    auto add = [&](int v, std::int64_t rec) {
+        const Selection& s = selection_of(plan_.selection, static_cast<std::size_t>(v), none_);
+        const std::size_t esz = dtype_size(spec.vars[static_cast<std::size_t>(v)].type);
+        reqs.push_back({v, rec, false, &s, arena.reserve(s.elements() * esz)});
+        if (opt_.fill_mode && !plan_.fill_selection.empty()) {
+            const Selection& f = selection_of(plan_.fill_selection, static_cast<std::size_t>(v), none_);
+            reqs.push_back({v, rec, true, &f, arena.reserve(f.elements() * esz)});
+        }
+    };
+    const auto order = plan_.write_order();
+    if (with_fixed)
+        for (int v : order)
+            if (!spec.vars[static_cast<std::size_t>(v)].is_record(spec)) add(v, 0);
+    for (int r = first_rec; r < last_rec; ++r)
+        for (int v : order)
+            if (spec.vars[static_cast<std::size_t>(v)].is_record(spec)) add(v, r);
+    return reqs;
+}
+
+void FileRun::prepare(std::vector<Request>& reqs, BufferArena& arena) {
+    arena.allocate();
+    for (const Request& q : reqs) {
+        const VarSpec& var = plan_.spec.vars[static_cast<std::size_t>(q.var)];
+        void* buf = arena.data(q.slice);
+        if (!writing_) {
+            // poison: an element the library fails to read cannot pass as correct
+            std::memset(buf, 0xA5, q.sel->elements() * dtype_size(var.type));
+        } else if (q.fill) {
+            fill_constant(var.type, buf, q.sel->elements(), var.fill_value.value_or(0.0));
+        } else {
+            pattern_fill(var.type, buf, *q.sel, pattern_key(var.name), static_cast<std::uint64_t>(q.record));
+        }
+    }
+}
+
+void FileRun::verify(const std::vector<Request>& reqs, BufferArena& arena) {
+    for (const Request& q : reqs) {
+        const VarSpec& var = plan_.spec.vars[static_cast<std::size_t>(q.var)];
+        const void* buf = arena.data(q.slice);
+        Mismatch m = q.fill ? constant_check(var.type, buf, *q.sel, var.fill_value.value_or(0.0))
+                            : pattern_check(var.type, buf, *q.sel, pattern_key(var.name),
+                                            static_cast<std::uint64_t>(q.record));
+        if (!m.found) continue;
+        ++mismatches_;
+        if (first_mismatch_.empty()) {
+            char msg[512];
+            std::snprintf(msg, sizeof msg,
+                          "variable %s, record %lld, element %llu (flattened index): expected %.17g, read %.17g%s",
+                          var.name.c_str(), static_cast<long long>(q.record),
+                          static_cast<unsigned long long>(m.element), m.expected, m.actual,
+                          q.fill ? " (fill value)" : "");
+            first_mismatch_ = msg;
+        }
+    }
+}
+
+FileOutcome FileRun::run(const std::string& path) {
+    const FileSpec& spec = plan_.spec;
+    collective_step(comm_, [&] {
+        timer_.start("open");
+        if (writing_) be_.create(path, spec, comm_);
+        else be_.open(path, spec, comm_);
+        timer_.stop();
+    });
+    if (writing_) {
+        collective_step(comm_, [&] {
+            timer_.start("define");
+            be_.define(spec);
+            timer_.stop();
+        });
+    }
+    hints_ = be_.info_in_effect();
+
+    const auto groups = record_groups(plan_);
+    const char* post = writing_ ? "post" : "post_read";
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        BufferArena arena(opt_.noncontig_buffer ? opt_.gap_bytes : 0);
+        auto reqs = requests_for(groups[g].first, groups[g].second, g == 0, arena);
+        timer_.start("fill");  // pattern generation: not I/O, reported apart
+        prepare(reqs, arena);
+        timer_.stop();
+        collective_step(comm_, [&] {
+            timer_.start(post);
+            for (const Request& q : reqs) {
+                const VarSpec& var = spec.vars[static_cast<std::size_t>(q.var)];
+                if (writing_) be_.put(q.var, *q.sel, q.record, arena.data(q.slice));
+                else be_.get(q.var, *q.sel, q.record, arena.data(q.slice));
+                bytes_ += q.sel->elements() * dtype_size(var.type);
+                ++calls_;
+            }
+            timer_.start("flush");
+            be_.flush();
+            timer_.stop();
+            ++flushes_;
+        });
+        if (!writing_) {
+            timer_.start("verify");
+            verify(reqs, arena);
+            timer_.stop();
+        }
+        if (opt_.progress && rank_ == 0 && groups.size() > 1)
+            std::fprintf(stderr, "  [%s] records %d-%d of %d %s\n", spec.label.c_str(), groups[g].first + 1,
+                         groups[g].second, plan_.nrecords, writing_ ? "written" : "read");
+    }
+    collective_step(comm_, [&] {
+        timer_.start("close");
+        be_.close();
+        timer_.stop();
+    });
+    FileOutcome out;
+    report(path, out);
+    out.hints = hints_;
+    return out;
+}
+
+void FileRun::report(const std::string& path, FileOutcome& out) {
+    const char* post = writing_ ? "post" : "post_read";
+    const double io = timer_.seconds("open") + timer_.seconds("define") + timer_.seconds(post) +
+                      timer_.seconds("flush") + timer_.seconds("close");
+    const auto lib = be_.stats();
+    std::vector<double> local = {static_cast<double>(plan_.requests), static_cast<double>(bytes_),
+                                 io, timer_.seconds(post) + timer_.seconds("flush"),
+                                 static_cast<double>(peak_rss_bytes()),
+                                 static_cast<double>(lib.library_memory_hwm),
+                                 static_cast<double>(mismatches_), static_cast<double>(calls_)};
+    auto red = reduce_over_ranks(comm_, local);
+    auto phases = timer_.reduce();
+
+    // Everyone learns the first failing rank's mismatch (for the exit message).
+    std::uint64_t total_bad = 0;
+    MPI_Allreduce(&mismatches_, &total_bad, 1, MPI_UINT64_T, MPI_SUM, comm_);
+    out.mismatches = total_bad;
+    if (total_bad) {
+        int mine = mismatches_ ? rank_ : size_, first = size_;
+        MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm_);
+        int len = static_cast<int>(first_mismatch_.size());
+        MPI_Bcast(&len, 1, MPI_INT, first, comm_);
+        std::string msg = first_mismatch_;
+        msg.resize(static_cast<std::size_t>(len));
+        MPI_Bcast(msg.data(), len, MPI_CHAR, first, comm_);
+        out.first_mismatch = msg + " on rank " + std::to_string(first);
+    }
+    if (rank_ != 0) return;
+
+    const FileSpec& spec = plan_.spec;
+    const double total_bytes = red[1].sum;
+    const double e2e = red[2].max, data_time = red[3].max;
+    const std::uint64_t disk = on_disk_bytes(path);
+    nlohmann::json j;
+    j["label"] = spec.label;
+    j["path"] = path;
+    j["mode"] = writing_ ? "write" : "read";
+    j["backend"] = be_.name();
+    j["library"] = be_.library();
+    j["variables"] = spec.vars.size();
+    j["attributes"] = spec.attribute_count();
+    j["records"] = plan_.nrecords;
+    j["flushes"] = flushes_;
+    j["requests"] = {{"total", red[0].sum}, {"max", red[0].max}, {"min", red[0].min}};
+    j["calls_per_rank"] = {{"max", red[7].max}, {"min", red[7].min}};
+    j["bytes"] = {{"total", total_bytes}, {"max", red[1].max}, {"min", red[1].min}};
+    j["bytes_on_disk"] = disk;
+    j["overhead_bytes"] = writing_ && disk > total_bytes ? disk - total_bytes : 0.0;
+    nlohmann::json ph = nlohmann::json::object();
+    for (const auto& p : phases) ph[p.phase] = stat_json(p.seconds);
+    ph["end_to_end"] = stat_json(red[2]);
+    j["seconds"] = ph;
+    j["bandwidth_mib_s"] = {{"data_only", data_time > 0 ? total_bytes / MiB / data_time : 0.0},
+                            {"open_to_close", e2e > 0 ? total_bytes / MiB / e2e : 0.0}};
+    j["memory_bytes"] = {{"rss_peak", stat_json(red[4])}, {"library_hwm", stat_json(red[5])}};
+    if (!writing_) j["verify"] = {{"mismatches", total_bad}, {"first", out.first_mismatch}};
+    out.json = j;
+
+    TextReport& t = out.text;
+    t.section(std::string(writing_ ? "write " : "read ") + spec.label + ": " + path);
+    t.line("Backend / library", be_.name() + " / " + be_.library());
+    t.count("Variables", spec.vars.size());
+    t.count("Attributes", spec.attribute_count());
+    t.count("Records", static_cast<std::uint64_t>(plan_.nrecords));
+    t.count("Flushes", flushes_);
+    t.line("Requests total / max / min",
+           with_commas(static_cast<std::uint64_t>(red[0].sum)) + " / " +
+               with_commas(static_cast<std::uint64_t>(red[0].max)) + " / " +
+               with_commas(static_cast<std::uint64_t>(red[0].min)));
+    t.line(std::string(writing_ ? "Write" : "Read") + " amount total", format_bytes(total_bytes));
+    t.line("Amount per rank max / min", format_bytes(red[1].max) + " / " + format_bytes(red[1].min));
+    if (writing_) t.line("Bytes on disk (overhead)", with_commas(disk) + " (" +
+                         with_commas(disk > total_bytes ? static_cast<std::uint64_t>(disk - total_bytes) : 0) + ")");
+    for (const auto& p : phases) {
+        char v[96];
+        std::snprintf(v, sizeof v, "%.4f / %.4f s", p.seconds.min, p.seconds.max);
+        t.line("Time " + p.phase + " min / max", v);
+    }
+    char v[96];
+    std::snprintf(v, sizeof v, "%.4f / %.4f s", red[2].min, red[2].max);
+    t.line("Time end-to-end min / max", v);
+    t.line("Bandwidth (data only)", data_time > 0 ? total_bytes / MiB / data_time : 0.0, "MiB/s");
+    t.line("Bandwidth (open-to-close)", e2e > 0 ? total_bytes / MiB / e2e : 0.0, "MiB/s");
+    t.line("Memory peak RSS max / min", format_bytes(red[4].max) + " / " + format_bytes(red[4].min));
+    if (red[5].max > 0) t.line("Library memory high-water max", format_bytes(red[5].max));
+    if (!writing_)
+        t.line("Verification", total_bad ? "FAILED: " + std::to_string(total_bad) + " element(s); first: " +
+                                               out.first_mismatch
+                                         : std::string("passed (every element read matches the pattern)"));
+}
+
+}  // namespace
+
+FileOutcome Runner::write(const FilePlan& plan, const std::string& path) {
+    FileRun run(comm_, be_, opt_, plan, true);
+    return run.run(path);
+}
+
+FileOutcome Runner::read(const FilePlan& plan, const std::string& path) {
+    FileRun run(comm_, be_, opt_, plan, false);
+    return run.run(path);
+}
+
+}  // namespace iok

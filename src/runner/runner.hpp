@@ -1,0 +1,48 @@
+#pragma once
+// The runner executes one file of a kernel's plan with one backend: it
+// brackets every phase with barriers and timers, fills buffers with the
+// deterministic pattern, verifies what it reads back, and reduces the
+// per-rank figures into a report (text on rank 0) and a JSON object.
+#include <mpi.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "backends/backend.hpp"
+#include "core/report.hpp"
+#include "model/plan.hpp"
+
+namespace iok {
+
+struct RunOptions {
+    bool fill_mode = false;         // also write/check the plan's fill selections
+    bool noncontig_buffer = false;  // gaps between variables in the user buffer
+    std::size_t gap_bytes = 64;     // size of each gap when noncontig_buffer
+    bool progress = true;           // progress lines on stderr (rank 0)
+};
+
+struct FileOutcome {
+    nlohmann::json json;      // rank 0: the file's result
+    TextReport text;          // rank 0: aligned report lines
+    std::uint64_t mismatches = 0;   // all ranks: elements that failed verification
+    std::string first_mismatch;     // all ranks: description of the first one
+    MPI_Info hints = MPI_INFO_NULL; // hints in effect (caller frees), from the write/read
+};
+
+class Runner {
+public:
+    Runner(MPI_Comm comm, Backend& backend, RunOptions opts) : comm_(comm), be_(backend), opt_(opts) {}
+
+    // Creates `path` and writes every record of the plan.
+    FileOutcome write(const FilePlan& plan, const std::string& path);
+    // Opens `path`, reads every record with the plan's selections and
+    // verifies each element against the pattern (and fill values in fill mode).
+    FileOutcome read(const FilePlan& plan, const std::string& path);
+
+private:
+    MPI_Comm comm_;
+    Backend& be_;
+    RunOptions opt_;
+};
+
+}  // namespace iok

@@ -1,0 +1,79 @@
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "core/pattern.hpp"
+
+using namespace iok;
+
+TEST(Pattern, SameElementSameValueAcrossSelections) {
+    // the value depends on the global element, not on who writes it
+    auto a = Selection::from_runs({4, 10}, {{12, 5}});
+    auto b = Selection::from_runs({4, 10}, {{10, 10}});
+    std::vector<double> va(5), vb(10);
+    pattern_fill(DType::Double, va.data(), a, pattern_key("T"), 3);
+    pattern_fill(DType::Double, vb.data(), b, pattern_key("T"), 3);
+    for (int i = 0; i < 5; ++i) EXPECT_EQ(va[i], vb[i + 2]);
+}
+
+TEST(Pattern, DependsOnVariableAndRecord) {
+    auto s = Selection::whole({100});
+    std::vector<float> x(100), y(100), z(100);
+    pattern_fill(DType::Float, x.data(), s, pattern_key("U"), 0);
+    pattern_fill(DType::Float, y.data(), s, pattern_key("V"), 0);
+    pattern_fill(DType::Float, z.data(), s, pattern_key("U"), 1);
+    int same_var = 0, same_rec = 0;
+    for (int i = 0; i < 100; ++i) {
+        same_var += x[i] == y[i];
+        same_rec += x[i] == z[i];
+    }
+    EXPECT_LT(same_var, 3);
+    EXPECT_LT(same_rec, 3);
+}
+
+TEST(Pattern, FloatAndDoubleHoldTheSameValue) {
+    auto s = Selection::whole({1000});
+    std::vector<float> f(1000);
+    std::vector<double> d(1000);
+    pattern_fill(DType::Float, f.data(), s, 7, 2);
+    pattern_fill(DType::Double, d.data(), s, 7, 2);
+    for (int i = 0; i < 1000; ++i) EXPECT_EQ(static_cast<double>(f[i]), d[i]);
+}
+
+TEST(Pattern, CheckPassesOnGoodData) {
+    auto s = Selection::from_runs({3, 50}, {{60, 20}, {5, 10}});
+    for (DType t : {DType::Char, DType::Short, DType::Int, DType::Int64, DType::Float, DType::Double}) {
+        std::vector<unsigned char> buf(30 * 8);
+        pattern_fill(t, buf.data(), s, 42, 1);
+        EXPECT_FALSE(pattern_check(t, buf.data(), s, 42, 1).found) << dtype_name(t);
+    }
+}
+
+TEST(Pattern, CheckNamesTheFlippedElement) {
+    auto s = Selection::from_runs({3, 50}, {{60, 20}, {5, 10}});
+    std::vector<double> buf(30);
+    pattern_fill(DType::Double, buf.data(), s, 42, 1);
+    buf[23] += 1.0;  // 4th element of the second run: global element 5 + 3
+    auto m = pattern_check(DType::Double, buf.data(), s, 42, 1);
+    ASSERT_TRUE(m.found);
+    EXPECT_EQ(m.position, 23u);
+    EXPECT_EQ(m.element, 8u);
+}
+
+TEST(Pattern, WrongRecordFails) {
+    auto s = Selection::whole({64});
+    std::vector<int> buf(64);
+    pattern_fill(DType::Int, buf.data(), s, 1, 0);
+    EXPECT_TRUE(pattern_check(DType::Int, buf.data(), s, 1, 1).found);
+}
+
+TEST(Pattern, ConstantCheck) {
+    auto s = Selection::whole({8});
+    std::vector<double> buf(8);
+    fill_constant(DType::Double, buf.data(), 8, 1e20f);
+    EXPECT_FALSE(constant_check(DType::Double, buf.data(), s, static_cast<double>(1e20f)).found);
+    buf[5] = 0;
+    auto m = constant_check(DType::Double, buf.data(), s, static_cast<double>(1e20f));
+    ASSERT_TRUE(m.found);
+    EXPECT_EQ(m.element, 5u);
+}
