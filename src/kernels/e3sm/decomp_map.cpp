@@ -1,0 +1,337 @@
+#include "kernels/e3sm/decomp_map.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <new>
+
+#include "core/error.hpp"
+#include "formats/cdf_classic.hpp"
+
+namespace iok::e3sm {
+
+// ---- Decomp -------------------------------------------------------------------
+std::int64_t Decomp::elements() const {
+    std::int64_t n = 1;
+    for (auto d : dims) n *= d;
+    return n;
+}
+
+std::int64_t Decomp::covered_elements() const {
+    std::int64_t n = 0;
+    for (std::size_t p = 0; p < nreqs.size(); ++p)
+        for (std::int64_t i = 0; i < fill_starts[p]; ++i) n += lengths[first[p] + i];
+    return n;
+}
+
+std::int64_t Decomp::real_runs() const {
+    std::int64_t n = 0;
+    for (auto f : fill_starts) n += f;
+    return n;
+}
+
+bool Decomp::has_fill_runs() const {
+    for (std::size_t p = 0; p < nreqs.size(); ++p)
+        if (fill_starts[p] < nreqs[p]) return true;
+    return false;
+}
+
+std::vector<Run> Decomp::process_runs(int p) const {
+    std::vector<Run> r;
+    for (std::int64_t i = 0; i < fill_starts[p]; ++i) r.push_back({offsets[first[p] + i], lengths[first[p] + i]});
+    return r;
+}
+
+std::vector<Run> Decomp::process_fill_runs(int p) const {
+    std::vector<Run> r;
+    for (std::int64_t i = fill_starts[p]; i < nreqs[p]; ++i)
+        r.push_back({offsets[first[p] + i], lengths[first[p] + i]});
+    return r;
+}
+
+namespace {
+
+std::string dims_text(const std::vector<std::int64_t>& dims) {
+    std::string s;
+    for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? " x " : "") + std::to_string(dims[i]);
+    return s;
+}
+
+void compute_first(Decomp& d) {
+    d.first.assign(d.nreqs.size(), 0);
+    std::int64_t acc = 0;
+    for (std::size_t p = 0; p < d.nreqs.size(); ++p) {
+        d.first[p] = acc;
+        acc += d.nreqs[p];
+    }
+}
+
+const char* kHintBadMap = "the map file is corrupt or was not written by dat2nc/dat2decomp; regenerate it";
+
+}  // namespace
+
+// ---- validation ---------------------------------------------------------------
+void validate_decomp_map(const DecompMap& m) {
+    const std::string& f = m.path;
+    if (m.nprocs < 1) throw Error(f + ": decomp_nprocs is " + std::to_string(m.nprocs) + ", must be >= 1", kHintBadMap);
+    if (m.decomps.empty()) throw Error(f + ": the map has no decompositions (num_decomp = 0)", kHintBadMap);
+    for (const Decomp& d : m.decomps) {
+        const std::string where = f + ": " + d.name;
+        if (d.dims.empty()) throw Error(where + ": has no dimensions (" + d.name + ".dims)", kHintBadMap);
+        std::int64_t elems = 1;
+        for (auto x : d.dims) {
+            if (x < 1) throw Error(where + ": dimension lengths must be >= 1, " + d.name + ".dims = " + dims_text(d.dims), kHintBadMap);
+            if (elems > std::numeric_limits<std::int64_t>::max() / x)
+                throw Error(where + ": array of " + dims_text(d.dims) + " elements overflows 64 bits", kHintBadMap);
+            elems *= x;
+        }
+        if (static_cast<int>(d.nreqs.size()) != m.nprocs || d.fill_starts.size() != d.nreqs.size() ||
+            d.first.size() != d.nreqs.size())
+            throw Error(where + ": " + d.name + ".nreqs has " + std::to_string(d.nreqs.size()) +
+                            " entries but decomp_nprocs is " + std::to_string(m.nprocs),
+                        kHintBadMap);
+        if (d.offsets.size() != d.lengths.size())
+            throw Error(where + ": " + std::to_string(d.offsets.size()) + " offsets but " +
+                            std::to_string(d.lengths.size()) + " lengths",
+                        kHintBadMap);
+        std::int64_t total = 0;
+        for (int p = 0; p < m.nprocs; ++p) {
+            if (d.nreqs[p] < 0)
+                throw Error(where + ", process " + std::to_string(p) + ": negative nreqs " + std::to_string(d.nreqs[p]), kHintBadMap);
+            total += d.nreqs[p];
+        }
+        if (total != static_cast<std::int64_t>(d.offsets.size()))
+            throw Error(where + ": the nreqs of all processes sum to " + std::to_string(total) + " but " + d.name +
+                            ".total_nreqs is " + std::to_string(d.offsets.size()),
+                        kHintBadMap);
+        const std::int64_t row = d.row_length();
+        for (int p = 0; p < m.nprocs; ++p) {
+            const std::string wp = where + ", process " + std::to_string(p);
+            if (d.fill_starts[p] < 0 || d.fill_starts[p] > d.nreqs[p])
+                throw Error(wp + ": fill_starts " + std::to_string(d.fill_starts[p]) + " is outside [0, nreqs = " +
+                                std::to_string(d.nreqs[p]) + "]",
+                            kHintBadMap);
+            if (d.first[p] != (p ? d.first[p - 1] + d.nreqs[p - 1] : 0))
+                throw Error(wp + ": inconsistent run index", kHintBadMap);
+            for (std::int64_t i = 0; i < d.nreqs[p]; ++i) {
+                const std::int64_t off = d.offsets[d.first[p] + i], len = d.lengths[d.first[p] + i];
+                const std::string wr = wp + ", run " + std::to_string(i) + " (offset " + std::to_string(off) +
+                                       ", length " + std::to_string(len) + ")";
+                if (len < 1) throw Error(wr + ": length must be >= 1", kHintBadMap);
+                if (off < 0 || off >= elems || len > elems - off)
+                    throw Error(wr + ": outside the " + std::to_string(elems) + " elements of the array " +
+                                    dims_text(d.dims),
+                                kHintBadMap);
+                if (off % row + len > row)
+                    throw Error(wr + ": crosses a row of the fastest dimension (length " + std::to_string(row) +
+                                    " in " + dims_text(d.dims) + ")",
+                                "runs must be broken where offset % " + std::to_string(row) +
+                                    " == 0; convert the .dat files again with dat2nc");
+            }
+        }
+    }
+}
+
+// ---- reading -------------------------------------------------------------------
+DecompMap read_decomp_map(const std::string& path) {
+    cdf::Reader r(path);
+    const cdf::Header& h = r.header();
+    DecompMap m;
+    m.path = path;
+    auto dim_len = [&](const std::string& name) -> std::int64_t {
+        int id = h.find_dim(name);
+        if (id < 0)
+            throw Error(path + ": not a decomposition map: dimension '" + name + "' is missing",
+                        "maps have num_decomp, decomp_nprocs and Dk.total_nreqs; convert .dat maps with dat2nc");
+        return static_cast<std::int64_t>(h.dims[id].length);
+    };
+    const std::int64_t ndecomp = dim_len("num_decomp");
+    m.nprocs = static_cast<int>(dim_len("decomp_nprocs"));
+    if (ndecomp < 1 || ndecomp > 1000)
+        throw Error(path + ": num_decomp is " + std::to_string(ndecomp) + ", expected 1..1000", kHintBadMap);
+    m.has_fill_starts = h.find_var("D1.fill_starts") >= 0;
+
+    for (std::int64_t k = 1; k <= ndecomp; ++k) {
+        Decomp d;
+        d.name = "D" + std::to_string(k);
+        const std::string where = path + ": " + d.name;
+        const cdf::Attr* a = h.find_gatt(d.name + ".dims");
+        if (!a || a->type == cdf::NcType::Char || a->nelems() == 0)
+            throw Error(where + ": the global attribute " + d.name + ".dims (array shape, C order) is missing",
+                        "num_decomp says the map has " + std::to_string(ndecomp) + " decompositions");
+        d.dims = a->as_ints();
+        if (const cdf::Attr* nd = h.find_gatt(d.name + ".ndims"); nd && nd->type != cdf::NcType::Char) {
+            auto v = nd->as_ints();
+            if (v.size() != 1 || v[0] != static_cast<std::int64_t>(d.dims.size()))
+                throw Error(where + ": " + d.name + ".ndims disagrees with " + d.name + ".dims (" + dims_text(d.dims) + ")",
+                            kHintBadMap);
+        }
+        const std::int64_t total = dim_len(d.name + ".total_nreqs");
+        d.nreqs = r.read_ints(d.name + ".nreqs");
+        if (static_cast<std::int64_t>(d.nreqs.size()) != m.nprocs)
+            throw Error(where + ": " + d.name + ".nreqs has " + std::to_string(d.nreqs.size()) +
+                            " entries but decomp_nprocs is " + std::to_string(m.nprocs),
+                        kHintBadMap);
+        if (h.find_var(d.name + ".fill_starts") >= 0) {
+            d.fill_starts = r.read_ints(d.name + ".fill_starts");
+            if (d.fill_starts.size() != d.nreqs.size())
+                throw Error(where + ": " + d.name + ".fill_starts has " + std::to_string(d.fill_starts.size()) +
+                                " entries but decomp_nprocs is " + std::to_string(m.nprocs),
+                            kHintBadMap);
+        } else {
+            if (m.has_fill_starts)
+                throw Error(where + ": " + d.name + ".fill_starts is missing while D1.fill_starts exists", kHintBadMap);
+            d.fill_starts = d.nreqs;  // seed format: every run is real
+        }
+        d.offsets = r.read_ints(d.name + ".offsets");
+        d.lengths = r.read_ints(d.name + ".lengths");
+        if (static_cast<std::int64_t>(d.offsets.size()) != total || static_cast<std::int64_t>(d.lengths.size()) != total)
+            throw Error(where + ": " + d.name + ".offsets/lengths do not have " + d.name + ".total_nreqs = " +
+                            std::to_string(total) + " entries",
+                        kHintBadMap);
+        compute_first(d);
+        m.decomps.push_back(std::move(d));
+    }
+    validate_decomp_map(m);
+    return m;
+}
+
+namespace {
+
+// Flattens a map into int64s for one broadcast, and back.
+std::vector<std::int64_t> pack(const DecompMap& m) {
+    std::vector<std::int64_t> b = {m.nprocs, m.has_fill_starts ? 1 : 0, static_cast<std::int64_t>(m.decomps.size())};
+    for (const auto& d : m.decomps) {
+        b.push_back(static_cast<std::int64_t>(d.dims.size()));
+        b.insert(b.end(), d.dims.begin(), d.dims.end());
+        b.insert(b.end(), d.nreqs.begin(), d.nreqs.end());
+        b.insert(b.end(), d.fill_starts.begin(), d.fill_starts.end());
+        b.push_back(static_cast<std::int64_t>(d.offsets.size()));
+        b.insert(b.end(), d.offsets.begin(), d.offsets.end());
+        b.insert(b.end(), d.lengths.begin(), d.lengths.end());
+    }
+    return b;
+}
+
+DecompMap unpack(const std::vector<std::int64_t>& b, const std::string& path) {
+    DecompMap m;
+    m.path = path;
+    std::size_t i = 0;
+    auto take = [&](std::size_t n) {
+        std::vector<std::int64_t> v(b.begin() + i, b.begin() + i + n);
+        i += n;
+        return v;
+    };
+    m.nprocs = static_cast<int>(b[i++]);
+    m.has_fill_starts = b[i++] != 0;
+    const std::int64_t nd = b[i++];
+    for (std::int64_t k = 0; k < nd; ++k) {
+        Decomp d;
+        d.name = "D" + std::to_string(k + 1);
+        d.dims = take(static_cast<std::size_t>(b[i++]));
+        d.nreqs = take(m.nprocs);
+        d.fill_starts = take(m.nprocs);
+        const std::size_t total = static_cast<std::size_t>(b[i++]);
+        d.offsets = take(total);
+        d.lengths = take(total);
+        compute_first(d);
+        m.decomps.push_back(std::move(d));
+    }
+    return m;
+}
+
+void bcast_string(std::string& s, MPI_Comm comm) {
+    long long n = static_cast<long long>(s.size());
+    MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, comm);
+    s.resize(static_cast<std::size_t>(n));
+    if (n) MPI_Bcast(s.data(), static_cast<int>(n), MPI_CHAR, 0, comm);
+}
+
+}  // namespace
+
+DecompMap read_decomp_map_collective(const std::string& path, MPI_Comm comm) {
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    DecompMap m;
+    std::vector<std::int64_t> packed;
+    int failed = 0;
+    std::string what, hint;
+    if (rank == 0) {
+        try {
+            m = read_decomp_map(path);
+            packed = pack(m);
+        } catch (const Error& e) {
+            failed = 1;
+            what = e.what();
+            hint = e.hint();
+        } catch (const std::bad_alloc&) {
+            failed = 1;
+            what = path + ": out of memory while reading the map";
+            hint = "use fewer ranks per node or a machine with more memory";
+        } catch (const std::exception& e) {
+            failed = 1;
+            what = path + ": " + e.what();
+        }
+    }
+    // Status first, so that a bad file fails every rank with the same message.
+    MPI_Bcast(&failed, 1, MPI_INT, 0, comm);
+    if (failed) {
+        bcast_string(what, comm);
+        bcast_string(hint, comm);
+        throw Error(what, hint);
+    }
+    long long n = static_cast<long long>(packed.size());
+    MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, comm);
+    packed.resize(static_cast<std::size_t>(n));
+    const long long chunk = 1 << 28;  // MPI counts are int
+    for (long long off = 0; off < n; off += chunk)
+        MPI_Bcast(packed.data() + off, static_cast<int>(std::min(chunk, n - off)), MPI_INT64_T, 0, comm);
+    if (rank == 0) return m;
+    return unpack(packed, path);
+}
+
+// ---- distribution and coalescing -----------------------------------------------
+ProcRange map_procs_of_rank(int nmap_procs, int rank, int nranks) {
+    if (nranks < 1 || rank < 0 || rank >= nranks) throw Error("map_procs_of_rank: bad rank/size");
+    ProcRange r;
+    if (rank >= nmap_procs) return r;  // more ranks than map processes: nothing to own
+    const int cnt = nmap_procs / nranks, extra = nmap_procs % nranks;
+    r.count = cnt + (rank < extra ? 1 : 0);
+    r.first = rank * cnt + std::min(rank, extra);
+    return r;
+}
+
+std::vector<Run> coalesce_runs(std::vector<Run> runs, std::int64_t row_length, bool sort) {
+    if (sort)
+        std::stable_sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.offset < b.offset; });
+    std::vector<Run> out;
+    out.reserve(runs.size());
+    for (const Run& r : runs) {
+        if (!out.empty() && out.back().offset + out.back().length == r.offset && r.offset % row_length != 0)
+            out.back().length += r.length;
+        else
+            out.push_back(r);
+    }
+    return out;
+}
+
+std::vector<Run> rank_runs(const Decomp& d, int rank, int nranks, bool sort, bool fill) {
+    const ProcRange pr = map_procs_of_rank(static_cast<int>(d.nreqs.size()), rank, nranks);
+    std::vector<Run> runs;
+    for (int p = pr.first; p < pr.first + pr.count; ++p) {
+        const std::int64_t b = fill ? d.fill_starts[p] : 0, e = fill ? d.nreqs[p] : d.fill_starts[p];
+        for (std::int64_t i = b; i < e; ++i) runs.push_back({d.offsets[d.first[p] + i], d.lengths[d.first[p] + i]});
+    }
+    return coalesce_runs(std::move(runs), d.row_length(), sort);
+}
+
+std::vector<std::vector<std::uint64_t>> runs_per_rank(const DecompMap& m, int nranks, bool sort, bool fill) {
+    std::vector<std::vector<std::uint64_t>> out;
+    for (const auto& d : m.decomps) {
+        std::vector<std::uint64_t> c(nranks, 0);
+        for (int r = 0; r < std::min(nranks, m.nprocs); ++r) c[r] = rank_runs(d, r, nranks, sort, fill).size();
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
+}  // namespace iok::e3sm
