@@ -1,0 +1,293 @@
+#include "formats/cdl_header.hpp"
+
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/error.hpp"
+
+namespace iok {
+
+namespace {
+
+struct Token {
+    enum Kind { Word, String, Punct, End } kind = End;
+    std::string text;  // word text, unescaped string, or the punctuation char
+    int line = 0;
+};
+
+bool is_punct(char c) { return std::strchr("=;,(){}:", c) != nullptr; }
+
+// Splits CDL into words, strings and punctuation; drops comments.
+std::vector<Token> lex(const std::string& s, const std::string& source) {
+    std::vector<Token> out;
+    int line = 1;
+    std::size_t i = 0;
+    while (i < s.size()) {
+        char c = s[i];
+        if (c == '\n') {
+            ++line;
+            ++i;
+        } else if (std::isspace(static_cast<unsigned char>(c))) {
+            ++i;
+        } else if (c == '/' && i + 1 < s.size() && s[i + 1] == '/') {
+            while (i < s.size() && s[i] != '\n') ++i;
+        } else if (c == '"') {
+            Token t{Token::String, "", line};
+            ++i;
+            for (;;) {
+                if (i >= s.size()) throw Error(source + ":" + std::to_string(t.line) + ": unterminated string");
+                char d = s[i++];
+                if (d == '"') break;
+                if (d == '\n') ++line;
+                if (d != '\\') {
+                    t.text += d;
+                    continue;
+                }
+                if (i >= s.size()) throw Error(source + ":" + std::to_string(line) + ": unterminated string");
+                char e = s[i++];
+                switch (e) {
+                    case 'n': t.text += '\n'; break;
+                    case 't': t.text += '\t'; break;
+                    case 'r': t.text += '\r'; break;
+                    case '0': t.text += '\0'; break;
+                    default: t.text += e;  // \" \\ \'
+                }
+            }
+            out.push_back(std::move(t));
+        } else if (is_punct(c)) {
+            out.push_back({Token::Punct, std::string(1, c), line});
+            ++i;
+        } else {
+            Token t{Token::Word, "", line};
+            while (i < s.size() && !std::isspace(static_cast<unsigned char>(s[i])) && !is_punct(s[i]) && s[i] != '"') {
+                if (s[i] == '\\' && i + 1 < s.size()) ++i;  // escaped character in a name
+                t.text += s[i++];
+            }
+            out.push_back(std::move(t));
+        }
+    }
+    out.push_back({Token::End, "", line});
+    return out;
+}
+
+bool type_word(const std::string& w, DType& t) {
+    static const struct {
+        const char* name;
+        DType type;
+    } table[] = {{"char", DType::Char},   {"byte", DType::Byte},   {"short", DType::Short},
+                 {"int", DType::Int},     {"long", DType::Int},    {"int64", DType::Int64},
+                 {"float", DType::Float}, {"real", DType::Float},  {"double", DType::Double}};
+    for (const auto& e : table)
+        if (w == e.name) {
+            t = e.type;
+            return true;
+        }
+    return false;
+}
+
+class Parser {
+public:
+    Parser(std::vector<Token> toks, std::string source) : t_(std::move(toks)), src_(std::move(source)) {}
+
+    FileSpec parse() {
+        FileSpec f;
+        expect_word("netcdf");
+        f.label = word("the dataset name");
+        punct('{');
+        enum { None, Dims, Vars } section = None;
+        for (;;) {
+            const Token& k = peek();
+            if (k.kind == Token::Punct && k.text == "}") break;
+            if (k.kind == Token::End) fail(k, "missing closing '}'");
+            if (k.kind == Token::Word && peek(1).kind == Token::Punct && peek(1).text == ":" &&
+                (k.text == "dimensions" || k.text == "variables" || k.text == "data")) {
+                if (k.text == "data") fail(k, "a data section is not supported (use ncdump -h)");
+                section = k.text == "dimensions" ? Dims : Vars;
+                pos_ += 2;
+                continue;
+            }
+            if (section == Dims) {
+                dimension(f);
+            } else if (section == Vars) {
+                if (k.kind == Token::Punct && k.text == ":") {
+                    ++pos_;
+                    f.global_attrs.push_back(attribute());
+                } else if (k.kind == Token::Word && peek(1).kind == Token::Punct && peek(1).text == ":") {
+                    int v = f.find_var(k.text);
+                    if (v < 0) fail(k, "attribute of undeclared variable '" + k.text + "'");
+                    pos_ += 2;
+                    f.vars[v].attrs.push_back(attribute());
+                } else {
+                    variable(f);
+                }
+            } else {
+                fail(k, "expected 'dimensions:' or 'variables:'");
+            }
+        }
+        return f;
+    }
+
+private:
+    const Token& peek(std::size_t ahead = 0) const {
+        return t_[std::min(pos_ + ahead, t_.size() - 1)];
+    }
+    [[noreturn]] void fail(const Token& k, const std::string& what) const {
+        throw Error(src_ + ":" + std::to_string(k.line) + ": " + what +
+                        (k.kind == Token::End ? " (at end of text)" : " (at '" + k.text + "')"),
+                    "the case description is not valid CDL header text");
+    }
+    std::string word(const char* what) {
+        const Token& k = peek();
+        if (k.kind != Token::Word) fail(k, std::string("expected ") + what);
+        ++pos_;
+        return k.text;
+    }
+    void expect_word(const char* w) {
+        if (peek().kind != Token::Word || peek().text != w) fail(peek(), std::string("expected '") + w + "'");
+        ++pos_;
+    }
+    void punct(char c) {
+        if (peek().kind != Token::Punct || peek().text[0] != c) fail(peek(), std::string("expected '") + c + "'");
+        ++pos_;
+    }
+    bool accept(char c) {
+        if (peek().kind == Token::Punct && peek().text[0] == c) {
+            ++pos_;
+            return true;
+        }
+        return false;
+    }
+
+    void dimension(FileSpec& f) {
+        do {
+            const Token& at = peek();
+            Dim d;
+            d.name = word("a dimension name");
+            punct('=');
+            std::string len = word("a dimension length");
+            if (len == "UNLIMITED" || len == "unlimited") {
+                d.unlimited = true;
+            } else {
+                char* end = nullptr;
+                unsigned long long v = std::strtoull(len.c_str(), &end, 10);
+                if (!end || *end || len[0] == '-') fail(at, "bad length '" + len + "' of dimension " + d.name);
+                d.length = v;
+            }
+            if (f.find_dim(d.name) >= 0) fail(at, "dimension '" + d.name + "' declared twice");
+            f.dims.push_back(std::move(d));
+        } while (accept(','));
+        punct(';');
+    }
+
+    void variable(FileSpec& f) {
+        const Token& at = peek();
+        DType type;
+        std::string tw = word("a type or attribute");
+        if (!type_word(tw, type)) fail(at, "unknown type '" + tw + "'");
+        do {
+            VarSpec v;
+            v.type = type;
+            const Token& nt = peek();
+            v.name = word("a variable name");
+            if (accept('(')) {
+                do {
+                    const Token& dt = peek();
+                    std::string dn = word("a dimension name");
+                    int id = f.find_dim(dn);
+                    if (id < 0) fail(dt, "variable '" + v.name + "' uses undeclared dimension '" + dn + "'");
+                    if (!v.dims.empty() && f.dims[id].unlimited)
+                        fail(dt, "the unlimited dimension must come first in '" + v.name + "'");
+                    v.dims.push_back(id);
+                } while (accept(','));
+                punct(')');
+            }
+            if (f.find_var(v.name) >= 0) fail(nt, "variable '" + v.name + "' declared twice");
+            f.vars.push_back(std::move(v));
+        } while (accept(','));
+        punct(';');
+    }
+
+    // Parses one number word with its CDL type suffix.
+    static bool number(const std::string& w, DType& type, double& value) {
+        std::string s = w;
+        auto ends = [&](const char* suf) {
+            std::size_t n = std::strlen(suf);
+            if (s.size() > n && s.compare(s.size() - n, n, suf) == 0) {
+                s.resize(s.size() - n);
+                return true;
+            }
+            return false;
+        };
+        bool real_syntax = s.find_first_of(".eE") != std::string::npos || s.find("nan") != std::string::npos ||
+                           s.find("NaN") != std::string::npos || s.find("nfinity") != std::string::npos;
+        if (s.rfind("0x", 0) == 0 || s.rfind("0X", 0) == 0) real_syntax = false;
+        if (ends("LL") || ends("ll") || ends("L") || ends("l")) {
+            type = DType::Int64;
+        } else if (!(s.rfind("0x", 0) == 0) && (ends("f") || ends("F"))) {
+            type = DType::Float;
+        } else if (ends("d") || ends("D")) {
+            type = DType::Double;
+        } else if (!real_syntax && (ends("s") || ends("S"))) {
+            type = DType::Short;
+        } else if (!real_syntax && (ends("b") || ends("B"))) {
+            type = DType::Byte;
+        } else {
+            type = real_syntax ? DType::Double : DType::Int;
+        }
+        if (s.empty()) return false;
+        char* end = nullptr;
+        if (type == DType::Float || type == DType::Double) {
+            value = std::strtod(s.c_str(), &end);
+            // A float constant is stored as the float it denotes, widened.
+            if (type == DType::Float) value = static_cast<double>(std::strtof(s.c_str(), &end));
+        } else {
+            value = static_cast<double>(std::strtoll(s.c_str(), &end, 0));
+        }
+        return end && *end == '\0';
+    }
+
+    Attr attribute() {
+        Attr a;
+        a.name = word("an attribute name");
+        punct('=');
+        if (peek().kind == Token::String) {
+            a.type = DType::Char;
+            do {
+                if (peek().kind != Token::String) fail(peek(), "expected a string");
+                a.text += peek().text;
+                ++pos_;
+            } while (accept(','));
+        } else {
+            bool first = true;
+            do {
+                const Token& vt = peek();
+                std::string w = word("an attribute value");
+                DType t;
+                double v;
+                if (!number(w, t, v)) fail(vt, "bad value '" + w + "' of attribute " + a.name);
+                if (first) a.type = t;
+                else if (t != a.type) {
+                    // CDL has one type per attribute; ints mixed with reals are reals.
+                    if ((t == DType::Double || t == DType::Float) && a.type != DType::Double) a.type = t;
+                }
+                a.values.push_back(v);
+                first = false;
+            } while (accept(','));
+        }
+        punct(';');
+        return a;
+    }
+
+    std::vector<Token> t_;
+    std::string src_;
+    std::size_t pos_ = 0;
+};
+
+}  // namespace
+
+FileSpec parse_cdl_header(const std::string& text, const std::string& source) {
+    return Parser(lex(text, source), source).parse();
+}
+
+}  // namespace iok

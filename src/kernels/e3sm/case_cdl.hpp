@@ -1,0 +1,17 @@
+#pragma once
+// The E3SM case descriptions (src/kernels/e3sm/cases/*.cdl) compiled into the
+// program, so an installed binary is self-contained.  Regenerate
+// case_cdl_embedded.cpp with cases/embed_cases.py after editing a .cdl file.
+#include <string>
+#include <vector>
+
+namespace iok::e3sm {
+
+struct EmbeddedCdl {
+    std::string name;  // file stem: "f_h0", "f_h1", "g_hist", "i_h0", "i_h1"
+    std::string text;  // the file's exact contents
+};
+
+const std::vector<EmbeddedCdl>& embedded_case_cdls();
+
+}  // namespace iok::e3sm
