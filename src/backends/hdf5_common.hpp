@@ -1,0 +1,142 @@
+#pragma once
+// What the two HDF5 backends share: error conversion, type mapping, file and
+// dataset creation, and the translation of a Selection into an HDF5 file
+// dataspace.  `hdf5` (hdf5.cpp) writes each put() at once with one H5Dwrite;
+// `hdf5_md` (hdf5_md.cpp) queues puts and issues one H5Dwrite_multi per flush.
+#include <hdf5.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/backend.hpp"
+
+namespace iok::h5 {
+
+// The current HDF5 error stack as text ("H5Dwrite(): can't write data; ..."),
+// then cleared.  HDF5's automatic printing is switched off by the backends.
+std::string error_stack();
+
+// Throws iok::Error naming `what` (file/variable/operation), the library's
+// own message and `hint`, when `status` is negative.
+template <class T>
+T check(T status, const std::string& what, const std::string& hint = {});
+
+// Owns one hid_t and closes it with the right H5*close.
+class Handle {
+public:
+    using Closer = herr_t (*)(hid_t);
+    Handle() = default;
+    Handle(hid_t id, Closer close) : id_(id), close_(close) {}
+    Handle(const Handle&) = delete;
+    Handle& operator=(const Handle&) = delete;
+    Handle(Handle&& o) noexcept : id_(o.id_), close_(o.close_) { o.id_ = H5I_INVALID_HID; }
+    Handle& operator=(Handle&& o) noexcept;
+    ~Handle() { reset(); }
+    hid_t get() const { return id_; }
+    operator hid_t() const { return id_; }
+    void reset();
+    hid_t release() {  // give up ownership without closing
+        hid_t id = id_;
+        id_ = H5I_INVALID_HID;
+        return id;
+    }
+
+private:
+    hid_t id_ = H5I_INVALID_HID;
+    Closer close_ = nullptr;
+};
+
+hid_t mem_type(DType t);    // native type of the user buffer (library-owned, do not close)
+Handle file_type(DType t);  // type stored in the file (a copy for char strings)
+
+// Dataspaces for one put/get.  HDF5 moves the elements of a hyperslab union
+// in file (C) order, while our buffers are packed in block order; when the
+// two differ (unsorted blocks, or multi-row blocks side by side) `order`
+// lists the buffer runs in file order and the caller goes through a staging
+// buffer (gather before writing, scatter after reading).
+struct Transfer {
+    // Shared: one selection serves every variable of a decomposition, and
+    // hdf5_md keeps transfers queued until flush.
+    std::shared_ptr<Handle> file_space;
+    std::shared_ptr<Handle> mem_space;
+    std::uint64_t elements = 0;
+    struct Piece {
+        std::int64_t buf_offset;  // elements into the user buffer
+        std::int64_t length;
+    };
+    std::shared_ptr<const std::vector<Piece>> order;  // empty: buffer already in file order
+    bool permuted() const { return order && !order->empty(); }
+};
+
+// `dims` is the dataset's current extent (record dimension included when
+// `record` >= 0).  Throws iok::Error naming `what` on overlapping blocks.
+Transfer make_transfer(const std::vector<hsize_t>& dims, const Selection& sel, std::int64_t record,
+                       const std::string& what);
+
+// Building a union of 10^5 hyperslabs costs ~0.3 s even done well, and E3SM
+// uses one selection for hundreds of variables per record: remember recent
+// transfers by selection identity, reuse them for the same record and derive
+// them for another record by copying and shifting the selection (~100x cheaper).
+class TransferCache {
+public:
+    Transfer get(const std::vector<hsize_t>& dims, const Selection& sel, std::int64_t record,
+                 const std::string& what);
+    void clear() { entries_.clear(); }
+
+private:
+    struct Entry {
+        const Selection* sel;
+        std::uint64_t fingerprint;
+        std::vector<hsize_t> dims;  // record dimension excluded
+        std::int64_t record;
+        std::vector<hsize_t> full_dims;
+        Transfer t;
+    };
+    std::vector<Entry> entries_;  // most recent last
+};
+
+// Copies between the user buffer (block order) and a staging buffer (file order).
+void gather(const Transfer& t, std::size_t elem, const void* user, void* staged);
+void scatter(const Transfer& t, std::size_t elem, const void* staged, void* user);
+
+std::string library_version();  // "HDF5 1.14.5"
+
+// The state and the define/open/close logic both HDF5 backends share; the
+// subclasses decide when data moves.
+class Hdf5Base : public Backend {
+public:
+    explicit Hdf5Base(const BackendConfig& cfg);
+    ~Hdf5Base() override;
+
+    std::string library() const override { return library_version(); }
+    std::string extension() const override { return ".h5"; }
+
+    void create(const std::string& path, const FileSpec& spec, MPI_Comm comm) override;
+    void define(const FileSpec& spec) override;
+    void open(const std::string& path, const FileSpec& spec, MPI_Comm comm) override;
+    void close() override;
+    MPI_Info info_in_effect() override;
+
+protected:
+    // Extends a record variable's dataset to hold `record` (collective:
+    // every rank makes the same put() calls).
+    void ensure_record(int var, std::int64_t record);
+    // Current extent for a put/get of `record`; throws when reading a record
+    // that is not in the file.
+    std::vector<hsize_t> extent_for(int var, std::int64_t record, bool writing);
+    std::string var_what(int var) const;  // "variable 'T' in file 'x.h5'"
+    Handle make_fapl(MPI_Comm comm) const;
+
+    BackendConfig cfg_;
+    FileSpec spec_;
+    std::string path_;
+    Handle file_;
+    Handle dxpl_;
+    std::vector<Handle> dsets_;
+    std::vector<std::vector<hsize_t>> extent_;  // per variable, current dims
+    TransferCache transfers_;
+};
+
+}  // namespace iok::h5
