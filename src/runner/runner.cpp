@@ -66,6 +66,10 @@ public:
     }
 
     FileOutcome run(const std::string& path);
+    // The steps of run(), for writers that keep a file open across calls.
+    void begin(const std::string& path);
+    void step(int first_rec, int last_rec, bool with_fixed);
+    FileOutcome finish(const std::string& path);
 
 private:
     std::vector<Request> requests_for(int first_rec, int last_rec, bool with_fixed, BufferArena& arena);
@@ -147,6 +151,18 @@ void FileRun::verify(const std::vector<Request>& reqs, BufferArena& arena) {
 }
 
 FileOutcome FileRun::run(const std::string& path) {
+    begin(path);
+    const auto groups = record_groups(plan_);
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        step(groups[g].first, groups[g].second, g == 0);
+        if (opt_.progress && rank_ == 0 && groups.size() > 1)
+            std::fprintf(stderr, "  [%s] records %d-%d of %d %s\n", plan_.spec.label.c_str(), groups[g].first + 1,
+                         groups[g].second, plan_.nrecords, writing_ ? "written" : "read");
+    }
+    return finish(path);
+}
+
+void FileRun::begin(const std::string& path) {
     const FileSpec& spec = plan_.spec;
     collective_step(comm_, [&] {
         timer_.start("open");
@@ -162,12 +178,14 @@ FileOutcome FileRun::run(const std::string& path) {
         });
     }
     hints_ = be_.info_in_effect();
+}
 
-    const auto groups = record_groups(plan_);
+void FileRun::step(int first_rec, int last_rec, bool with_fixed) {
+    const FileSpec& spec = plan_.spec;
     const char* post = writing_ ? "post" : "post_read";
-    for (std::size_t g = 0; g < groups.size(); ++g) {
+    {
         BufferArena arena(opt_.noncontig_buffer ? opt_.gap_bytes : 0);
-        auto reqs = requests_for(groups[g].first, groups[g].second, g == 0, arena);
+        auto reqs = requests_for(first_rec, last_rec, with_fixed, arena);
         timer_.start("fill");  // pattern generation: not I/O, reported apart
         prepare(reqs, arena);
         timer_.stop();
@@ -190,10 +208,10 @@ FileOutcome FileRun::run(const std::string& path) {
             verify(reqs, arena);
             timer_.stop();
         }
-        if (opt_.progress && rank_ == 0 && groups.size() > 1)
-            std::fprintf(stderr, "  [%s] records %d-%d of %d %s\n", spec.label.c_str(), groups[g].first + 1,
-                         groups[g].second, plan_.nrecords, writing_ ? "written" : "read");
     }
+}
+
+FileOutcome FileRun::finish(const std::string& path) {
     collective_step(comm_, [&] {
         timer_.start("close");
         be_.close();
@@ -306,6 +324,33 @@ FileOutcome Runner::write(const FilePlan& plan, const std::string& path) {
 FileOutcome Runner::read(const FilePlan& plan, const std::string& path) {
     FileRun run(comm_, be_, opt_, plan, false);
     return run.run(path);
+}
+
+struct RecordWriter::Impl {
+    RunOptions opt;
+    FileRun run;
+    std::string path;
+    int written = 0;  // records written so far
+    Impl(MPI_Comm comm, Backend& be, const RunOptions& o, const FilePlan& plan, std::string p)
+        : opt(o), run(comm, be, opt, plan, true), path(std::move(p)) {}
+};
+
+RecordWriter::RecordWriter(MPI_Comm comm, Backend& backend, RunOptions opts, const FilePlan& plan,
+                           const std::string& path)
+    : impl_(std::make_unique<Impl>(comm, backend, opts, plan, path)) {
+    impl_->run.begin(path);
+}
+
+RecordWriter::~RecordWriter() = default;
+
+void RecordWriter::write(int first_record, int last_record) {
+    impl_->run.step(first_record, last_record, impl_->written == 0);
+    impl_->written += last_record - first_record;
+}
+
+FileOutcome RecordWriter::close() {
+    if (impl_->written == 0) impl_->run.step(0, 0, true);  // fixed-size variables still get written
+    return impl_->run.finish(impl_->path);
 }
 
 }  // namespace iok

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <nlohmann/json.hpp>
+#include <memory>
 #include <string>
 
 #include "backends/backend.hpp"
@@ -43,6 +44,26 @@ private:
     MPI_Comm comm_;
     Backend& be_;
     RunOptions opt_;
+};
+
+// Writes one file of a plan over several calls, so a kernel can keep several
+// files open and interleave them by time step (GCRM writes a record of each
+// history file at every dump).  The constructor creates and defines the
+// file, write() puts and flushes records [first, last) (fixed-size variables
+// with the first call), close() closes it and reduces the report like
+// Runner::write.  All calls are collective.  `plan` must outlive the writer.
+class RecordWriter {
+public:
+    RecordWriter(MPI_Comm comm, Backend& backend, RunOptions opts, const FilePlan& plan, const std::string& path);
+    ~RecordWriter();
+    RecordWriter(const RecordWriter&) = delete;
+    RecordWriter& operator=(const RecordWriter&) = delete;
+    void write(int first_record, int last_record);
+    FileOutcome close();
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace iok
