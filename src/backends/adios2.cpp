@@ -1,0 +1,276 @@
+// `adios` backend: ADIOS2 with MPI, BP5 engine by default.
+//
+// Layout (canonical): one ADIOS2 global array per variable with the
+// variable's fixed shape; each block of a selection is one SetSelection+Put
+// (Deferred).  The record dimension becomes ADIOS2 steps: record r is step r.
+// Fixed variables go into the step that is open when they are put (step 0
+// when, as in every kernel here, they are written before the records).
+// Attributes are ADIOS2 attributes; variable attributes use the
+// variable-attribute API, so they appear as `var/attr` (bpls -la).
+//
+// Steps and flush: a step is begun by the first put of its record and ended
+// when a put for a later record arrives or at close; flush() completes the
+// deferred puts (PerformPuts) and, on BP5, pushes the data to storage
+// (PerformDataWrite), so the flush phase measures the data movement while
+// steps still follow records however often the runner flushes.
+//
+// Options: every param "adios.<Name>" becomes the engine/IO parameter <Name>
+// (e.g. adios.NumAggregators=4, adios.AggregationType=TwoLevelShm);
+// adios.engine overrides the engine type (BP5, BP4, HDF5, ...).
+//
+// Reading uses ReadRandomAccess and selects record r as step r of the
+// variable (SetStepSelection), every block with SetSelection+Get, and
+// flush() runs PerformGets.
+#include <adios2.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "backends/backend.hpp"
+#include "core/error.hpp"
+
+namespace iok {
+namespace {
+
+std::string version() { return std::string("ADIOS2 ") + ADIOS2_VERSION_STR; }
+
+// Calls f(T{}) with the C++ type ADIOS2 stores for t.
+template <class F>
+void dispatch(DType t, F&& f) {
+    switch (t) {
+        case DType::Char: f(char{}); break;
+        case DType::Byte: f(std::int8_t{}); break;
+        case DType::Short: f(std::int16_t{}); break;
+        case DType::Int: f(std::int32_t{}); break;
+        case DType::Int64: f(std::int64_t{}); break;
+        case DType::Float: f(float{}); break;
+        case DType::Double: f(double{}); break;
+    }
+}
+
+class Adios2Backend : public Backend {
+public:
+    explicit Adios2Backend(const BackendConfig& cfg) : cfg_(cfg) {}
+    ~Adios2Backend() override {
+        try {
+            if (engine_) engine_.Close();
+        } catch (...) {
+        }
+    }
+
+    std::string name() const override { return "adios"; }
+    std::string library() const override { return version(); }
+    std::string extension() const override { return ".bp"; }
+
+    void create(const std::string& path, const FileSpec& spec, MPI_Comm comm) override {
+        guard("creating '" + path + "'", [&] {
+            start(path, spec, comm, "iok_write");
+            engine_ = io_.Open(path, adios2::Mode::Write);
+        });
+        step_ = -1;
+        in_step_ = false;
+    }
+
+    void define(const FileSpec& spec) override {
+        spec_ = spec;
+        guard("defining variables and attributes of '" + path_ + "'", [&] {
+            for (const auto& a : spec.global_attrs) put_attr(a, "");
+            for (const auto& v : spec.vars) {
+                const auto shape = spec.fixed_shape(v);
+                dispatch(v.type, [&](auto tag) {
+                    using T = decltype(tag);
+                    if (shape.empty())
+                        io_.DefineVariable<T>(v.name);  // global single value (per step)
+                    else
+                        io_.DefineVariable<T>(v.name, adios2::Dims(shape.begin(), shape.end()),
+                                              adios2::Dims(shape.size(), 0), adios2::Dims(shape.size(), 0));
+                });
+                for (const auto& a : v.attrs) put_attr(a, v.name);
+            }
+        });
+    }
+
+    void open(const std::string& path, const FileSpec& spec, MPI_Comm comm) override {
+        guard("opening '" + path + "'", [&] {
+            start(path, spec, comm, "iok_read");
+            engine_ = io_.Open(path, adios2::Mode::ReadRandomAccess);
+        });
+    }
+
+    void put(int var, const Selection& sel, std::int64_t record, const void* buf) override {
+        const VarSpec& vs = checked(var);
+        const bool rec = vs.is_record(spec_);
+        guard("writing " + var_what(var), [&] {
+            goto_step(rec ? record : std::max<std::int64_t>(step_, 0), var);
+            dispatch(vs.type, [&](auto tag) {
+                using T = decltype(tag);
+                auto v = io_.InquireVariable<T>(vs.name);
+                if (!v) throw std::runtime_error("variable not defined (define() not called?)");
+                const T* p = static_cast<const T*>(buf);
+                each_block(sel, [&](const adios2::Dims& st, const adios2::Dims& ct, std::size_t n) {
+                    if (!st.empty()) v.SetSelection({st, ct});
+                    engine_.Put(v, p, adios2::Mode::Deferred);
+                    p += n;
+                });
+            });
+        });
+        stats_.bytes_put += sel.elements() * dtype_size(vs.type);
+        ++stats_.calls_put;
+    }
+
+    void get(int var, const Selection& sel, std::int64_t record, void* buf) override {
+        const VarSpec& vs = checked(var);
+        const bool rec = vs.is_record(spec_);
+        guard("reading " + var_what(var), [&] {
+            dispatch(vs.type, [&](auto tag) {
+                using T = decltype(tag);
+                auto v = io_.InquireVariable<T>(vs.name);
+                if (!v) throw Error("ADIOS2: " + var_what(var) + " is not in the file",
+                                    "was the file written by the same kernel and case? (bpls -la lists it)");
+                const std::size_t steps = v.Steps();
+                const std::size_t step = rec ? static_cast<std::size_t>(record) : 0;
+                if (step >= steps)
+                    throw Error("ADIOS2: record " + std::to_string(record) + " of " + var_what(var) +
+                                    " is not in the file (it has " + std::to_string(steps) + " steps)",
+                                "read only records the file was written with");
+                v.SetStepSelection({step, 1});
+                T* p = static_cast<T*>(buf);
+                each_block(sel, [&](const adios2::Dims& st, const adios2::Dims& ct, std::size_t n) {
+                    if (!st.empty()) v.SetSelection({st, ct});
+                    engine_.Get(v, p, adios2::Mode::Deferred);
+                    p += n;
+                });
+            });
+        });
+        stats_.bytes_get += sel.elements() * dtype_size(vs.type);
+        ++stats_.calls_get;
+    }
+
+    void flush() override {
+        guard("flushing '" + path_ + "'", [&] {
+            if (reading_) {
+                engine_.PerformGets();
+            } else if (in_step_) {
+                engine_.PerformPuts();
+                if (engine_type_ == "BP5") engine_.PerformDataWrite();
+            }
+        });
+    }
+
+    void close() override {
+        if (!engine_) return;
+        guard("closing '" + path_ + "'", [&] {
+            if (reading_) engine_.PerformGets();
+            if (in_step_) engine_.EndStep();
+            in_step_ = false;
+            engine_.Close();
+        });
+        engine_ = adios2::Engine();
+    }
+
+private:
+    template <class F>
+    void guard(const std::string& what, F&& f) {
+        try {
+            f();
+        } catch (const Error&) {
+            throw;
+        } catch (const std::exception& e) {
+            throw Error("ADIOS2: " + what + " failed: " + e.what(),
+                        "check the path is reachable by all ranks and the adios.* parameters are valid "
+                        "for engine " + engine_type_ + " (bpls -la shows what a file holds)");
+        }
+    }
+
+    void start(const std::string& path, const FileSpec& spec, MPI_Comm comm, const char* ioname) {
+        path_ = path;
+        spec_ = spec;
+        reading_ = std::string(ioname) == "iok_read";
+        adios_ = std::make_unique<adios2::ADIOS>(comm);
+        io_ = adios_->DeclareIO(ioname);
+        engine_type_ = cfg_.param("adios.engine", "BP5");
+        io_.SetEngine(engine_type_);
+        for (const auto& [k, v] : cfg_.params)
+            if (k.rfind("adios.", 0) == 0 && k != "adios.engine") io_.SetParameter(k.substr(6), v);
+    }
+
+    void put_attr(const Attr& a, const std::string& var) {
+        if (a.type == DType::Char) {
+            if (var.empty())
+                io_.DefineAttribute<std::string>(a.name, a.text);
+            else
+                io_.DefineAttribute<std::string>(a.name, a.text, var, "/");
+            return;
+        }
+        dispatch(a.type, [&](auto tag) {
+            using T = decltype(tag);
+            std::vector<T> vals(a.values.begin(), a.values.end());
+            if (var.empty())
+                io_.DefineAttribute<T>(a.name, vals.data(), vals.size());
+            else
+                io_.DefineAttribute<T>(a.name, vals.data(), vals.size(), var, "/");
+        });
+    }
+
+    // Steps only move forward: record r is step r.
+    void goto_step(std::int64_t target, int var) {
+        if (target < step_ || (target == step_ && !in_step_))
+            throw Error("ADIOS2: " + var_what(var) + " written for step " + std::to_string(target) +
+                            " after step " + std::to_string(step_) + " (ADIOS2 steps only advance)",
+                        "write fixed variables before or with the first record, and records in order");
+        while (step_ < target) {
+            if (in_step_) engine_.EndStep();
+            engine_.BeginStep();
+            in_step_ = true;
+            ++step_;
+        }
+    }
+
+    // fn(start, count, elements) per non-empty block; scalars get empty dims.
+    template <class F>
+    static void each_block(const Selection& sel, F&& fn) {
+        const int nd = sel.ndims();
+        adios2::Dims st(nd), ct(nd);
+        for (std::size_t b = 0; b < sel.nblocks(); ++b) {
+            const std::size_t n = sel.block_elements(b);
+            if (n == 0) continue;
+            for (int d = 0; d < nd; ++d) {
+                st[d] = static_cast<std::size_t>(sel.start(b)[d]);
+                ct[d] = static_cast<std::size_t>(sel.count(b)[d]);
+            }
+            fn(st, ct, n);
+        }
+    }
+
+    const VarSpec& checked(int var) const {
+        if (var < 0 || var >= static_cast<int>(spec_.vars.size()))
+            throw Error("ADIOS2: variable index " + std::to_string(var) + " out of range in '" + path_ + "'");
+        return spec_.vars[var];
+    }
+    std::string var_what(int var) const {
+        return "variable '" + spec_.vars[var].name + "' in '" + path_ + "'";
+    }
+
+    BackendConfig cfg_;
+    FileSpec spec_;
+    std::string path_;
+    std::string engine_type_ = "BP5";
+    std::unique_ptr<adios2::ADIOS> adios_;
+    adios2::IO io_;
+    adios2::Engine engine_;
+    bool reading_ = false;
+    std::int64_t step_ = -1;  // last step begun
+    bool in_step_ = false;
+};
+
+std::unique_ptr<Backend> make(const BackendConfig& cfg) { return std::make_unique<Adios2Backend>(cfg); }
+
+}  // namespace
+
+IOK_REGISTER_BACKEND(adios, "adios",
+                     "ADIOS2 (BP5 by default): a global array per variable, a Put per block, records as steps; "
+                     "adios.<Param>=value passes engine parameters",
+                     make, version)
+
+}  // namespace iok
