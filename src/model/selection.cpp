@@ -1,5 +1,6 @@
 #include "model/selection.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "core/error.hpp"
@@ -48,6 +49,59 @@ Selection Selection::from_runs(std::vector<std::uint64_t> shape, const std::vect
         }
         if (nd) count[nd - 1] = r.length;
         s.add_block(start.data(), count.data());
+    }
+    return s;
+}
+
+Selection Selection::from_ranges(std::vector<std::uint64_t> shape, const std::vector<Run>& ranges) {
+    Selection s(std::move(shape));
+    const int nd = static_cast<int>(s.shape_.size());
+    std::uint64_t total = 1;
+    for (auto d : s.shape_) total *= d;
+    if (nd == 0) {
+        for (const Run& r : ranges)
+            if (r.length > 0) s.add_block(nullptr, nullptr);
+        return s;
+    }
+    std::vector<std::int64_t> stride(static_cast<std::size_t>(nd), 1);
+    for (int d = nd - 1; d > 0; --d) stride[d - 1] = stride[d] * static_cast<std::int64_t>(s.shape_[d]);
+    std::vector<std::int64_t> start(static_cast<std::size_t>(nd)), count(static_cast<std::size_t>(nd));
+    // Block of n units of dimension `level` starting at flat offset a (a is
+    // aligned to stride[level]): dims above fixed, dims below whole.
+    auto emit = [&](std::int64_t a, int level, std::int64_t n) {
+        for (int d = 0; d < nd; ++d) {
+            start[d] = (a / stride[d]) % static_cast<std::int64_t>(s.shape_[d]);
+            count[d] = d < level ? 1 : d == level ? n : static_cast<std::int64_t>(s.shape_[d]);
+        }
+        s.add_block(start.data(), count.data());
+    };
+    for (const Run& r : ranges) {
+        if (r.length <= 0) continue;
+        if (r.offset < 0 || static_cast<std::uint64_t>(r.offset + r.length) > total)
+            throw Error("range [" + std::to_string(r.offset) + ", +" + std::to_string(r.length) +
+                        ") lies outside an array of " + std::to_string(total) + " elements");
+        std::int64_t a = r.offset;
+        const std::int64_t b = r.offset + r.length;
+        // leading pieces, fine to coarse, until a is aligned to a whole slab
+        for (int d = nd - 1; d >= 1 && a < b; --d) {
+            const std::int64_t up = stride[d - 1];
+            if (a % up == 0) continue;
+            const std::int64_t lim = std::min(b, (a / up + 1) * up);
+            const std::int64_t n = (lim - a) / stride[d];
+            if (n > 0) {
+                emit(a, d, n);
+                a += n * stride[d];
+            }
+            if (a % up != 0) break;  // b falls inside this slab: finish below
+        }
+        // middle, then trailing pieces coarse to fine
+        for (int d = 0; d < nd && a < b; ++d) {
+            const std::int64_t n = (b - a) / stride[d];
+            if (n > 0) {
+                emit(a, d, n);
+                a += n * stride[d];
+            }
+        }
     }
     return s;
 }

@@ -31,6 +31,10 @@ public:
     // crosses a row of the fastest dimension.
     static Selection from_runs(std::vector<std::uint64_t> shape, const std::vector<Run>& runs);
 
+    // Arbitrary contiguous ranges of the flattened space (they may span rows,
+    // planes, ...): each becomes at most 2*ndims-1 hyper-rectangular blocks.
+    static Selection from_ranges(std::vector<std::uint64_t> shape, const std::vector<Run>& ranges);
+
     void add_block(const std::int64_t* start, const std::int64_t* count);
 
     int ndims() const { return static_cast<int>(shape_.size()); }

@@ -19,6 +19,7 @@
 #include "core/mpi_layer.hpp"
 #include "core/output_files.hpp"
 #include "core/report.hpp"
+#include "core/result.hpp"
 
 int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);

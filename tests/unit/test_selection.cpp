@@ -46,3 +46,25 @@ TEST(Selection, ScalarIsOneElement) {
     EXPECT_EQ(s.elements(), 1u);
     EXPECT_EQ(s.runs().size(), 1u);
 }
+
+TEST(Selection, RangesSpanningRowsAndPlanesBecomeFewBlocks) {
+    const std::vector<std::uint64_t> shape{3, 4, 5};  // 60 elements
+    for (std::int64_t a = 0; a < 60; ++a)
+        for (std::int64_t b = a + 1; b <= 60; ++b) {
+            auto s = Selection::from_ranges(shape, {{a, b - a}});
+            ASSERT_EQ(s.elements(), static_cast<std::uint64_t>(b - a));
+            ASSERT_LE(s.nblocks(), 5u);
+            // the runs, in order, cover exactly [a, b)
+            std::int64_t next = a;
+            for (auto& r : s.runs()) {
+                ASSERT_EQ(r.offset, next) << a << ".." << b;
+                next += r.length;
+            }
+            ASSERT_EQ(next, b);
+        }
+}
+
+TEST(Selection, WholeArrayRangeIsOneBlock) {
+    auto s = Selection::from_ranges({72, 866}, {{0, 72 * 866}});
+    EXPECT_EQ(s.nblocks(), 1u);
+}

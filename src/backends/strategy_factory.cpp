@@ -1,0 +1,24 @@
+#include "backends/strategy.hpp"
+
+#include "core/error.hpp"
+
+namespace iok {
+
+std::unique_ptr<Backend> make_strategy_backend(const std::string& strategy, const std::string& library,
+                                               const BackendConfig& cfg, MPI_Comm) {
+    if (strategy == "canonical") return make_backend(library, cfg);
+    if (strategy == "rearrange") {
+        int aggregators = 0;
+        try {
+            aggregators = std::stoi(cfg.param("aggregators", "0"));
+        } catch (const std::exception&) {
+            throw Error("--param aggregators=" + cfg.param("aggregators", "") + " is not a number");
+        }
+        if (aggregators < 0) throw Error("--param aggregators must be >= 0 (0 = one per node)");
+        return make_rearrange_backend(make_backend(library, cfg), aggregators);
+    }
+    throw Error("strategy '" + strategy + "' is not available in this build",
+                "use -x canonical or -x rearrange");
+}
+
+}  // namespace iok

@@ -1,0 +1,32 @@
+#pragma once
+// Turns an E3SM case description (FileSpecs whose variables name their
+// decomposition) and a decomposition map into this rank's FilePlan: one
+// Selection per decomposition, shared by every variable that uses it.
+#include <string>
+
+#include "kernels/e3sm/decomp_map.hpp"
+#include "model/plan.hpp"
+
+namespace iok::e3sm {
+
+struct PlanSettings {
+    int io_rank = 0, io_size = 1;  // this rank among the I/O ranks
+    bool sort = true;              // sort + coalesce each rank's runs
+    bool fill = false;             // also build fill selections (I case)
+    int records = 1;
+    int flush_every = 1;
+    bool two_d_first = false;      // 2-D (and smaller) variables before 3-D ones
+};
+
+// Records a history file writes: the case's rule (F h0 and I h1 hold one
+// record; every other file holds -r records).
+int records_of(const std::string& case_name, const std::string& label, int records);
+
+FilePlan make_file_plan(const FileSpec& spec, const DecompMap& map, const PlanSettings& s);
+
+// Requests of every I/O rank for a file (rank 0 only needs this for the
+// report; cheap, no communication): what make_file_plan counts, for all ranks.
+std::vector<std::uint64_t> requests_per_rank(const FileSpec& spec, const DecompMap& map,
+                                             const PlanSettings& s);
+
+}  // namespace iok::e3sm
