@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The README's main job: the E3SM F case on 16 ranks with PnetCDF, written,
+# read back and verified, report on stdout, JSON result in results/.
+# Uses the real F-case map from ../shared when it is there; otherwise
+# generates an F-like map of the same size with the project's map generator.
+set -euo pipefail
+BUILD="$1"; shift || true
+SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+NRANKS="${IOK_DEMO_RANKS:-16}"
+OUT="${IOK_DEMO_DIR:-$SRC/results/demo}"
+mkdir -p "$OUT"
+MAP="$SRC/../shared/datasets/e3sm/map_f_case_16p.nc"
+if [[ ! -f "$MAP" ]]; then
+    MAP="$OUT/map_f_like_16p.nc"
+    [[ -f "$MAP" ]] || "$BUILD/src/e3sm_mapgen" --ncol 866 --nlev 72 --nprocs 16 -o "$MAP"
+fi
+rm -f "$OUT"/f_case_h0.nc "$OUT"/f_case_h1.nc
+exec mpiexec --oversubscribe -n "$NRANKS" "$BUILD/src/iokernels" e3sm \
+    -a pnetcdf -r 1 --verify --json "$OUT/e3sm_f_case.json" -o "$OUT/f_case.nc" "$@" "$MAP"

@@ -1,0 +1,75 @@
+"""Shared fixtures for the integration tests: they launch the real programs
+under real mpiexec (oversubscribed: these machines have 2 cores) on real
+files.  Tests that need the user's data in ../shared skip when it is absent."""
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+SOURCE_DIR = Path(os.environ.get("IOK_SOURCE_DIR", Path(__file__).resolve().parents[2]))
+BUILD_DIR = Path(os.environ.get("IOK_BUILD_DIR", SOURCE_DIR / "build"))
+SHARED = Path(os.environ.get("IOK_SHARED", SOURCE_DIR.parent / "shared"))
+IOKERNELS = BUILD_DIR / "src" / "iokernels"
+
+
+def tool(name):
+    """Path of a program built from src/tools/<name>.cpp."""
+    return BUILD_DIR / "src" / name
+
+
+def mpirun(nranks, argv, timeout=900, env=None, check=True):
+    """Run argv under mpiexec with nranks; returns CompletedProcess (text)."""
+    cmd = ["mpiexec", "--oversubscribe", "-n", str(nranks)] + [str(a) for a in argv]
+    e = dict(os.environ)
+    e.setdefault("OMPI_MCA_btl", "self,sm")
+    if env:
+        e.update(env)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=e)
+    if check and p.returncode != 0:
+        raise AssertionError(f"{' '.join(cmd)} failed ({p.returncode})\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}")
+    return p
+
+
+def iok(nranks, *args, **kw):
+    """Run `iokernels ARGS...` on nranks ranks."""
+    return mpirun(nranks, [IOKERNELS, *args], **kw)
+
+
+def load_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def registered_backends():
+    """Backends this build has (from `iokernels e3sm --help`)."""
+    out = subprocess.run([str(IOKERNELS), "e3sm", "--help"], capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        if "I/O library (backend):" in line:
+            names = line.split("I/O library (backend):", 1)[1]
+            return {n.strip().split()[0] for n in names.split(",") if n.strip()}
+    return set()
+
+
+def assert_all_ranks_fail(proc, *fragments):
+    """A bad-input run: non-zero exit, one clear message naming the problem."""
+    assert proc.returncode != 0, f"expected failure, got success\n{proc.stdout}"
+    err = proc.stderr
+    for frag in fragments:
+        assert frag in err, f"{frag!r} not in stderr:\n{err}"
+    assert err.count("error:") == 1, f"expected one error message, got:\n{err}"
+    assert "MPI_ABORT" not in err and "core dumped" not in err.lower(), err
+
+
+@pytest.fixture
+def shared():
+    """The user's data (../shared); skip when absent."""
+    if not (SHARED / "datasets").is_dir():
+        pytest.skip(f"needs the shared datasets at {SHARED}")
+    return SHARED
+
+
+@pytest.fixture
+def e3sm_maps(shared):
+    return shared / "datasets" / "e3sm"
