@@ -7,9 +7,14 @@ namespace iok {
 
 std::string select_mpiio_layer(const std::string& layer) {
     if (layer == "romio") {
-        // OpenMPI 5 names its ROMIO component romio341, OpenMPI 4 romio321;
-        // listing both lets either version pick the one it has.
-        setenv("OMPI_MCA_io", "romio341,romio321", 1);
+        // OpenMPI 5 names its ROMIO component romio341, OpenMPI 4 romio321.
+        // Only the one this MPI has may be named: OpenMPI aborts MPI-IO at
+        // the first component of the list it cannot find.
+#if defined(OPEN_MPI) && OMPI_MAJOR_VERSION >= 5
+        setenv("OMPI_MCA_io", "romio341", 1);
+#else
+        setenv("OMPI_MCA_io", "romio321", 1);
+#endif
     } else if (layer == "ompio") {
         setenv("OMPI_MCA_io", "ompio", 1);
     } else {

@@ -1,0 +1,221 @@
+"""Executing runs: the command line of a RunSpec, launching it with a time
+limit, and storing its result document (with a `suite_run` block) in a
+results directory:
+
+    DIR/index.json             the suite, and one entry per run (written after every run)
+    DIR/<run id>.json          the run's iokernels-result/1 document + suite_run
+    DIR/logs/<run id>.stdout   what the program printed
+    DIR/logs/<run id>.stderr
+    DIR/out/<run id>/          the run's working and output directory ({outdir});
+                               removed afterwards when the program left it empty
+"""
+import datetime
+import functools
+import re
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from . import paths, results
+from .errors import UsageError
+
+STDERR_TAIL_LINES = 40
+
+
+def utc_now():
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def placeholders(spec, outdir, build):
+    return {"outdir": str(outdir), "shared": str(paths.shared_dir()), "source": str(paths.source_dir()),
+            "build": str(build), "cwd": os.getcwd(), "ranks": spec.ranks, "backend": spec.backend or "",
+            "strategy": spec.strategy or "", "io_layer": spec.io_layer or "", "repeat": spec.repeat + 1,
+            "case": spec.case, "kernel": spec.kernel, **spec.matrix}
+
+
+def command(spec, outdir, json_path, build):
+    """The full argv: launcher, program, kernel options, args, --json."""
+    values = placeholders(spec, outdir, build)
+    argv = [a.format(**values) for a in spec.launcher]
+    if spec.is_tool:
+        argv.append(str(paths.program(build, spec.kernel)))
+    else:
+        argv.append(str(paths.program(build, "iokernels")))
+        if spec.io_layer:
+            argv += ["--io-layer", spec.io_layer]
+        argv.append(spec.kernel)
+        if spec.backend:
+            argv += [spec.backend_flag, spec.backend]
+        if spec.strategy:
+            argv += [spec.strategy_flag, spec.strategy]
+    argv += [a.format(**values) for a in spec.args]
+    argv += ["--json", str(json_path)]
+    return argv
+
+
+@functools.cache
+def romio_component():
+    """OpenMPI's ROMIO component (romio341 in OpenMPI 5, romio321 in 4), from
+    ompi_info: OMPI_MCA_io may name only a component that exists."""
+    try:
+        out = subprocess.run(["ompi_info"], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        out = ""
+    m = re.search(r"MCA io: (romio\d+)", out)
+    if not m:
+        raise UsageError("io_layer = \"romio\" needs OpenMPI with a ROMIO component (ompi_info lists none)",
+                         "remove io_layer from the suite, or run where OpenMPI's ompi_info is on PATH")
+    return m.group(1)
+
+
+def layer_env(layer):
+    """OMPI_MCA_io value that makes OpenMPI use `layer` (as src/core/mpi_layer.cpp)."""
+    return romio_component() if layer == "romio" else "ompio"
+
+
+def environment(spec, base_env=None):
+    """Variables the run sets on top of the current environment."""
+    env = dict(base_env or {})
+    if spec.io_layer:
+        # iokernels gets --io-layer too; tools (raw_write) only see this.
+        env["OMPI_MCA_io"] = layer_env(spec.io_layer)
+    env.update(spec.env)
+    return env
+
+
+def execute(argv, cwd, extra_env, timeout, stdout_path, stderr_path):
+    """Runs argv in its own process group; on timeout kills that group.
+    Returns (returncode or None on timeout, wall seconds)."""
+    env = {**os.environ, **extra_env}
+    t0 = time.monotonic()
+    with open(stdout_path, "w") as out, open(stderr_path, "w") as err:
+        try:
+            p = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=err, start_new_session=True)
+        except OSError as e:
+            err.write(f"cannot start {argv[0]}: {e}\n")
+            return 127, time.monotonic() - t0
+        try:
+            rc = p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)    # the launcher and its ranks, nothing else
+            p.wait()
+            err.write(f"\niokernels run: killed after the {timeout:g} s time limit\n")
+            rc = None
+    return rc, time.monotonic() - t0
+
+
+def _tail(path, n=STDERR_TAIL_LINES):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read().splitlines()[-n:]
+    except OSError:
+        return []
+
+
+def first_error(lines):
+    for line in lines:
+        if "error" in line.lower():
+            return line.strip()
+    return next((line.strip() for line in reversed(lines) if line.strip()), "")
+
+
+class ResultsDir:
+    """A results directory being filled by one `run` invocation."""
+
+    def __init__(self, root, suite, scratch=None):
+        self.root = Path(root).resolve()
+        if self.root.exists() and any(self.root.iterdir()):
+            raise UsageError(f"results directory {self.root} is not empty",
+                             "choose a new one with --results DIR (results are never overwritten)")
+        (self.root / "logs").mkdir(parents=True, exist_ok=True)
+        self.out_root = Path(scratch).resolve() if scratch else self.root / "out"
+        self.index = {"schema": "iokernels-suite-index/1", "suite": suite.name, "suite_file": str(suite.path),
+                      "description": suite.description, "started_utc": utc_now(), "runs": []}
+        self.save_index()
+
+    def save_index(self):
+        tmp = self.root / (results.INDEX + ".tmp")
+        with open(tmp, "w") as f:
+            json.dump(self.index, f, indent=2)
+        tmp.replace(self.root / results.INDEX)
+
+    def run(self, spec, build):
+        """Executes one run; returns its stored document."""
+        outdir = self.out_root / spec.run_id
+        outdir.mkdir(parents=True, exist_ok=True)
+        json_path = self.root / f"{spec.run_id}.json"
+        argv = command(spec, outdir, json_path, build)
+        env = environment(spec)
+        so, se = self.root / "logs" / f"{spec.run_id}.stdout", self.root / "logs" / f"{spec.run_id}.stderr"
+        started = utc_now()
+        rc, wall = execute(argv, outdir, env, spec.timeout, so, se)
+        doc = None
+        if json_path.is_file():
+            try:
+                doc = results.load_doc(json_path)
+            except UsageError:
+                doc = None
+        status = "timeout" if rc is None else ("ok" if rc == 0 and doc is not None else "failed")
+        if doc is None:
+            doc = {"schema": results.SCHEMA, "kernel": spec.kernel, "files": []}
+            if rc == 0:
+                with open(se, "a") as f:
+                    f.write("iokernels run: the program exited 0 but wrote no JSON result\n")
+        doc.pop("_path", None)
+        tail = _tail(se)
+        doc["suite_run"] = {
+            "id": spec.run_id, "suite": self.index["suite"], "case": spec.case, "kernel": spec.kernel,
+            "backend": spec.backend, "strategy": spec.strategy, "ranks": spec.ranks, "io_layer": spec.io_layer,
+            "matrix": spec.matrix, "env": env, "repeat": spec.repeat + 1, "command": argv, "cwd": str(outdir),
+            "status": status, "returncode": rc, "started_utc": started, "wall_seconds": round(wall, 3),
+            "stdout_log": str(so.relative_to(self.root)), "stderr_log": str(se.relative_to(self.root)),
+            "stderr_tail": tail if status != "ok" else [],
+        }
+        with open(json_path, "w") as f:
+            json.dump(doc, f, indent=2)
+        try:
+            outdir.rmdir()                  # only if the program cleaned up after itself
+        except OSError:
+            pass
+        entry = {"id": spec.run_id, "result": json_path.name, "status": status, "returncode": rc,
+                 "case": spec.case, "kernel": spec.kernel, "backend": spec.backend, "strategy": spec.strategy,
+                 "ranks": spec.ranks, "io_layer": spec.io_layer, "matrix": spec.matrix, "repeat": spec.repeat + 1,
+                 "wall_seconds": round(wall, 3)}
+        h = results.headline(doc) if status == "ok" else None
+        if h:
+            entry.update(bytes=h[0], seconds=h[1], mib_s=h[2])
+        self.index["runs"].append(entry)
+        self.save_index()
+        doc["_path"] = str(json_path)
+        return doc
+
+    def finish(self):
+        self.index["finished_utc"] = utc_now()
+        self.save_index()
+        if self.out_root == self.root / "out":
+            try:
+                self.out_root.rmdir()
+            except OSError:
+                pass
+
+
+def progress_line(spec, doc):
+    sr = doc["suite_run"]
+    head = f"[{spec.index}/{spec.total}] {spec.label()} ... "
+    if sr["status"] != "ok":
+        why = "timed out" if sr["status"] == "timeout" else f"FAILED (exit {sr['returncode']})"
+        msg = first_error(sr["stderr_tail"])
+        return head + why + (f": {msg}" if msg else "")
+    h = results.headline(doc)
+    if not h:
+        return head + f"{sr['wall_seconds']:.2f} s wall (no timings in the result)"
+    return head + f"{format_seconds(h[1])} s, {h[2]:.1f} MiB/s"
+
+
+def format_seconds(t):
+    """0.85, 12.3, 0.0042: two decimals, or two significant digits below 0.1 s."""
+    return f"{t:.1f}" if t >= 10 else f"{t:.2f}" if t >= 0.1 else f"{t:.2g}"
+

@@ -1,0 +1,65 @@
+"""Bar charts of bandwidth per backend/strategy, one panel per kernel/case/
+rank count, with the raw_write reference (same rank count when available)
+drawn as a horizontal line.  Bars are the mean over repeats, whiskers the
+min and max."""
+import statistics
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from . import results  # noqa: E402
+
+
+def series(docs):
+    """{(kernel, case, ranks): {bar label: [MiB/s per repeat]}} and the raw
+    references {ranks: [MiB/s]}."""
+    panels, raw = {}, {}
+    for d in docs:
+        if results.status_of(d) != "ok":
+            continue
+        h = results.headline(d)
+        if not h:
+            continue
+        row = results.rows(d)[0]
+        if d.get("kernel") == "raw_write":
+            raw.setdefault(row["ranks"], []).append(h[2])
+            continue
+        backends = sorted({r["backend"] for r in results.rows(d) if r["backend"]}) or ["?"]
+        bar = "/".join(backends) + ("" if row["strategy"] in ("canonical", "-") else f"\n{row['strategy']}")
+        if row["layer"] not in ("unknown", ""):
+            bar += f"\n{row['layer']}"
+        panels.setdefault((row["kernel"], row["case"], row["ranks"]), {}).setdefault(bar, []).append(h[2])
+    return panels, raw
+
+
+def plot(docs, out, title=None):
+    panels, raw = series(docs)
+    if not panels and not raw:
+        raise ValueError("no successful runs with timings to plot")
+    if not panels:                       # only raw_write runs: one panel of them
+        panels = {("raw_write", "raw", n): {f"{n} ranks": v} for n, v in raw.items()}
+    n = len(panels)
+    fig, axes = plt.subplots(1, n, figsize=(max(4.5, 2.0 + 1.1 * max(len(p) for p in panels.values())) * n, 4.8),
+                             squeeze=False)
+    for ax, ((kernel, case, ranks), bars) in zip(axes[0], sorted(panels.items(), key=lambda kv: str(kv[0]))):
+        labels = list(bars)
+        means = [statistics.mean(bars[b]) for b in labels]
+        lo = [m - min(bars[b]) for m, b in zip(means, labels)]
+        hi = [max(bars[b]) - m for m, b in zip(means, labels)]
+        ax.bar(range(len(labels)), means, yerr=[lo, hi], capsize=4, color="tab:blue")
+        ax.set_xticks(range(len(labels)), labels, fontsize=8)
+        ax.set_ylabel("MiB/s (open to close)")
+        ax.set_title(f"{kernel} {case if case != kernel else ''} {ranks} ranks".replace("  ", " "))
+        ref = raw.get(ranks)
+        if ref and kernel != "raw_write":
+            r = statistics.mean(ref)
+            ax.axhline(r, color="tab:red", linestyle="--", label=f"raw_write {r:.1f} MiB/s")
+            ax.legend(fontsize=8)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return sorted(panels)

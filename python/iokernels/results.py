@@ -1,0 +1,150 @@
+"""Reading "iokernels-result/1" documents and flattening them into rows.
+
+A document is what `iokernels <kernel> --json` or `raw_write --json` writes;
+the suite runner adds a `suite_run` block (case, backend, strategy, status,
+...).  One row per file entry (per run for raw_write and for failed runs)."""
+import json
+from pathlib import Path
+
+from .errors import UsageError
+
+SCHEMA = "iokernels-result/1"
+MiB = 1024.0 * 1024.0
+INDEX = "index.json"
+
+# Row fields, in table/CSV order.
+FIELDS = ("run", "kernel", "case", "label", "mode", "backend", "strategy", "ranks", "layer",
+          "bytes", "seconds", "mib_s", "data_mib_s", "rss_peak", "library_hwm", "verify", "status")
+
+
+def load_doc(path):
+    path = Path(path)
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except FileNotFoundError:
+        raise UsageError(f"{path} does not exist", "give result JSON files or results directories")
+    except json.JSONDecodeError as e:
+        raise UsageError(f"{path} is not valid JSON: {e}", "was the run interrupted while writing it?")
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
+        raise UsageError(f"{path} is not an iokernels result (schema {SCHEMA!r})",
+                         "give files written with --json or by `python3 -m iokernels run`")
+    doc.setdefault("_path", str(path))
+    return doc
+
+
+def load_dir(path):
+    """The runs of a results directory (in index order), or every result JSON in it."""
+    path = Path(path)
+    index = path / INDEX
+    if index.is_file():
+        with open(index) as f:
+            idx = json.load(f)
+        return [load_doc(path / r["result"]) for r in idx.get("runs", []) if (path / r["result"]).is_file()]
+    docs = []
+    for p in sorted(path.rglob("*.json")):
+        try:
+            docs.append(load_doc(p))
+        except UsageError:
+            continue                    # other JSON (maps, configs) is not ours
+    return docs
+
+
+def load_many(paths):
+    docs = []
+    for p in paths:
+        p = Path(p)
+        if p.is_dir():
+            found = load_dir(p)
+            if not found:
+                raise UsageError(f"{p} holds no iokernels results", "give a directory made by `iokernels run`")
+            docs += found
+        else:
+            docs.append(load_doc(p))
+    return docs
+
+
+def run_name(doc):
+    sr = doc.get("suite_run", {})
+    return sr.get("id") or Path(doc.get("_path", "?")).stem
+
+
+def layer_of(doc):
+    """The manifest's MPI-IO layer (ROMIO/OMPIO); for a run that wrote no
+    result, the layer the suite asked for; else "unknown"."""
+    if "manifest" in doc:
+        return doc["manifest"].get("mpiio_layer", "unknown")
+    asked = doc.get("suite_run", {}).get("io_layer")
+    return asked.upper() if asked else "unknown"
+
+
+def status_of(doc):
+    return doc.get("suite_run", {}).get("status", "ok")
+
+
+def _common(doc):
+    sr = doc.get("suite_run", {})
+    params = doc.get("params", {})
+    kernel = doc.get("kernel", "?")
+    case = sr.get("case") or str(params.get("case", "")) or kernel
+    strategy = sr.get("strategy") or params.get("strategy") or ("-" if kernel == "raw_write" else "canonical")
+    ranks = doc.get("manifest", {}).get("processes") or sr.get("ranks") or 0
+    return {"run": run_name(doc), "kernel": kernel, "case": case, "strategy": strategy, "ranks": int(ranks),
+            "layer": layer_of(doc), "status": status_of(doc)}
+
+
+def _stat_max(d, *keys):
+    for k in keys:
+        if not isinstance(d, dict) or k not in d:
+            return None
+        d = d[k]
+    return d.get("max") if isinstance(d, dict) else d
+
+
+def rows(doc):
+    """One dict per file entry (keys FIELDS); raw_write and failures give one row."""
+    base = _common(doc)
+    sr = doc.get("suite_run", {})
+    if doc.get("kernel") == "raw_write" and "summary" in doc:
+        s = doc["summary"]
+        return [{**base, "label": "raw", "mode": "write", "backend": "raw-mpiio", "bytes": s.get("bytes"),
+                 "seconds": s.get("write_seconds"), "mib_s": s.get("write_mib_s"), "data_mib_s": None,
+                 "rss_peak": None, "library_hwm": None, "verify": ""}]
+    out = []
+    for f in doc.get("files", []):
+        v = f.get("verify")
+        out.append({**base, "label": f.get("label", ""), "mode": f.get("mode", ""),
+                    "backend": f.get("backend") or sr.get("backend") or "",
+                    "bytes": _stat_total(f.get("bytes")),
+                    "seconds": _stat_max(f, "seconds", "end_to_end"),
+                    "mib_s": f.get("bandwidth_mib_s", {}).get("open_to_close"),
+                    "data_mib_s": f.get("bandwidth_mib_s", {}).get("data_only"),
+                    "rss_peak": _stat_max(f, "memory_bytes", "rss_peak"),
+                    "library_hwm": _stat_max(f, "memory_bytes", "library_hwm"),
+                    "verify": "" if v is None else ("ok" if not v.get("mismatches") else f"{int(v['mismatches'])} bad")})
+    if not out:
+        out.append({**base, "label": "", "mode": "", "backend": sr.get("backend") or "", "bytes": None,
+                    "seconds": None, "mib_s": None, "data_mib_s": None, "rss_peak": None,
+                    "library_hwm": None, "verify": ""})
+    return out
+
+
+def _stat_total(b):
+    return b.get("total") if isinstance(b, dict) else b
+
+
+def headline(doc):
+    """(bytes, seconds, MiB/s) of a run: raw_write's write, or the sum over the
+    files written (read files when nothing was written); None when unknown."""
+    if doc.get("kernel") == "raw_write":
+        s = doc.get("summary", {})
+        if "write_seconds" not in s:
+            return None
+        return s.get("bytes", 0), s["write_seconds"], s.get("write_mib_s", 0.0)
+    files = doc.get("files", [])
+    chosen = [f for f in files if f.get("mode") == "write"] or [f for f in files if f.get("mode") == "read"]
+    if not chosen:
+        return None
+    nbytes = sum(_stat_total(f.get("bytes")) or 0 for f in chosen)
+    secs = sum(_stat_max(f, "seconds", "end_to_end") or 0 for f in chosen)
+    return nbytes, secs, (nbytes / MiB / secs if secs > 0 else 0.0)

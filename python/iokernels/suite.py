@@ -1,0 +1,329 @@
+"""Suite files: a TOML list of cases, each expanded into concrete runs.
+
+    [suite]                       # optional; values here are defaults for every case
+    name = "example"
+    launcher = "mpiexec"          # "mpiexec", "srun", or a command with {ranks}
+    repeats = 1
+
+    [[case]]
+    name = "F"
+    kernel = "e3sm"               # an iokernels kernel, or a tool such as raw_write
+    ranks = [4, 16]               # list values expand to a cross product
+    backend = ["pnetcdf", "hdf5"]
+    strategy = "canonical"
+    io_layer = ["romio", "ompio"]
+    args = ["-r", "{records}", "-o", "{outdir}/f.nc", "{shared}/datasets/e3sm/map_f_case_16p.nc"]
+    matrix = { records = [1, 5] } # extra axes, used in args as {records}
+    env = { OMPI_MCA_io = "ompio" }
+    repeats = 3
+
+Every run executes in its own output directory ({outdir}, also the working
+directory), gets `--json FILE` appended, and is described by a RunSpec.
+Validation is strict: an unknown key, a wrong type or an unknown {placeholder}
+is a UsageError naming the case and the key.
+"""
+import difflib
+import itertools
+import re
+import shlex
+import string
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import UsageError
+
+# Programs run directly (build/src/<name>) rather than as `iokernels <kernel>`.
+TOOLS = {"raw_write"}
+LAYERS = ("romio", "ompio")
+
+SUITE_KEYS = {
+    "name": "suite name (used for the default results directory)",
+    "description": "free text",
+    "launcher": '"mpiexec" (default), "srun", or a command line with {ranks}',
+    "launcher_args": "extra launcher arguments (list)",
+    "timeout": "seconds per run before it is killed (default 1800)",
+    "repeats": "default repeats per case",
+    "ranks": "default rank count(s)",
+    "io_layer": "default MPI-IO layer(s): romio, ompio",
+    "env": "environment for every run (table)",
+    "build_dir": "build directory (relative to the checkout)",
+}
+CASE_KEYS = {
+    "name": "case name (shown in reports; default: the kernel)",
+    "description": "free text",
+    "kernel": "iokernels kernel (e3sm, s3d, gcrm, ...) or tool (raw_write)",
+    "ranks": "MPI rank count(s)",
+    "backend": "backend(s) passed as -a",
+    "strategy": "strategy(ies) passed as -x (see strategy_flag)",
+    "io_layer": "MPI-IO layer(s): romio, ompio",
+    "args": "arguments (list of strings, or one string split like a shell)",
+    "matrix": "extra axes: table of NAME = value or [values], used as {NAME} in args",
+    "env": "environment variables (table; list values expand)",
+    "repeats": "how many times each combination runs",
+    "launcher": "as in [suite]",
+    "launcher_args": "as in [suite]",
+    "timeout": "as in [suite]",
+    "backend_flag": 'option that passes the backend (default "-a")',
+    "strategy_flag": 'option that passes the strategy (default "-x")',
+}
+BUILTIN_PLACEHOLDERS = ("outdir", "shared", "source", "build", "cwd", "ranks", "backend",
+                        "strategy", "io_layer", "repeat", "case", "kernel")
+# Suite-level keys that are also case defaults.
+INHERITED = ("launcher", "launcher_args", "timeout", "repeats", "ranks", "io_layer", "env")
+
+
+@dataclass
+class RunSpec:
+    """One concrete run: a point of a case's matrix, one repeat."""
+    index: int
+    case: str
+    kernel: str
+    ranks: int
+    backend: str | None
+    strategy: str | None
+    io_layer: str | None
+    matrix: dict
+    env: dict
+    repeat: int
+    args: list                      # with placeholders still in ({outdir} etc.)
+    launcher: list                  # launcher argv template ({ranks} filled later)
+    timeout: float
+    backend_flag: str = "-a"
+    strategy_flag: str = "-x"
+    varying: tuple = ()             # matrix/env names with several values (they tell runs apart)
+    run_id: str = ""
+    total: int = 0
+
+    def axes(self):
+        """Matrix and environment values that vary within the case."""
+        both = {**self.env, **self.matrix}
+        return {k: both[k] for k in self.varying}
+
+    @property
+    def is_tool(self):
+        return self.kernel in TOOLS
+
+    def label(self):
+        """The progress line's description: kernel case backend strategy ranks."""
+        parts = [self.kernel]
+        if self.case != self.kernel:
+            parts.append(self.case)
+        parts += [p for p in (self.backend, self.strategy) if p]
+        if self.io_layer:
+            parts.append(self.io_layer)
+        parts += [f"{k}={v}" for k, v in self.axes().items()]
+        parts.append(f"{self.ranks} ranks")
+        if self.repeat:
+            parts.append(f"repeat {self.repeat + 1}")
+        return " ".join(parts)
+
+
+@dataclass
+class Suite:
+    path: Path
+    name: str
+    description: str
+    build_dir: str | None
+    runs: list = field(default_factory=list)
+    env: dict = field(default_factory=dict)
+
+
+def _where(path, case_no, case_name):
+    if case_no is None:
+        return f"{path}: [suite]"
+    return f"{path}: case #{case_no}" + (f" ({case_name!r})" if case_name else "")
+
+
+def _check_keys(table, known, where):
+    for key in table:
+        if key not in known:
+            close = difflib.get_close_matches(key, known, n=1)
+            hint = (f"did you mean '{close[0]}'? " if close else "") + "known keys: " + ", ".join(sorted(known))
+            raise UsageError(f"{where}: unknown key '{key}'", hint)
+
+
+def _as_list(value, key, where, kind, check=None):
+    """A scalar or a list of scalars of `kind` -> non-empty list."""
+    values = value if isinstance(value, list) else [value]
+    if not values:
+        raise UsageError(f"{where}: '{key}' is an empty list", f"give at least one {kind.__name__} value")
+    for v in values:
+        if not isinstance(v, kind) or isinstance(v, bool) and kind is not bool:
+            raise UsageError(f"{where}: '{key}' must be a {kind.__name__} or a list of them, got {v!r}")
+        if check:
+            check(v)
+    return values
+
+
+def _positive(key, where):
+    def check(v):
+        if v <= 0:
+            raise UsageError(f"{where}: '{key}' must be positive, got {v}")
+    return check
+
+
+def _scalar_text(v, key, where):
+    if isinstance(v, bool) or not isinstance(v, (str, int, float)):
+        raise UsageError(f"{where}: '{key}' values must be strings or numbers, got {v!r}")
+    return str(v)
+
+
+def _launcher(value, extra, where):
+    if isinstance(value, list):
+        argv = [str(a) for a in value]
+    elif value == "mpiexec":
+        argv = ["mpiexec", "--oversubscribe", "-n", "{ranks}"]
+    elif value == "srun":
+        argv = ["srun", "-n", "{ranks}"]
+    elif isinstance(value, str) and "{ranks}" in value:
+        argv = shlex.split(value)
+    else:
+        raise UsageError(f"{where}: launcher {value!r} is not mpiexec, srun or a command containing {{ranks}}",
+                         'e.g. launcher = "srun" or launcher = "mpirun -np {ranks}"')
+    if not isinstance(extra, list):
+        raise UsageError(f"{where}: 'launcher_args' must be a list of strings")
+    return argv + [str(a) for a in extra]
+
+
+def _placeholders(text):
+    return {f for _, f, _, _ in string.Formatter().parse(text) if f is not None}
+
+
+def _slug(text):
+    return re.sub(r"[^A-Za-z0-9_.=+-]+", "_", str(text)).strip("_")
+
+
+def load(path, build_dir=None):
+    """Reads and validates a suite file; returns a Suite with expanded runs."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as f:
+            doc = tomllib.load(f)
+    except FileNotFoundError:
+        raise UsageError(f"suite file {path} does not exist", "give the path of a .toml suite file")
+    except tomllib.TOMLDecodeError as e:
+        raise UsageError(f"{path}: not valid TOML: {e}", "check the syntax at the line named")
+    return from_dict(doc, path)
+
+
+def from_dict(doc, path="<suite>"):
+    _check_keys(doc, {"suite", "case"}, f"{path}: top level")
+    top = doc.get("suite", {})
+    if not isinstance(top, dict):
+        raise UsageError(f"{path}: 'suite' must be a table ([suite])")
+    _check_keys(top, SUITE_KEYS, _where(path, None, None))
+    cases = doc.get("case", [])
+    if not isinstance(cases, list) or not cases:
+        raise UsageError(f"{path}: no cases", "add at least one [[case]] table with a kernel")
+    suite = Suite(path=Path(path), name=str(top.get("name", Path(path).stem)),
+                  description=str(top.get("description", "")), build_dir=top.get("build_dir"))
+    seen = set()
+    for no, case in enumerate(cases, 1):
+        if not isinstance(case, dict):
+            raise UsageError(f"{path}: case #{no} is not a table", "write cases as [[case]] tables")
+        merged = {k: top[k] for k in INHERITED if k in top}
+        merged["env"] = {**top.get("env", {}), **case.get("env", {})} if isinstance(case.get("env", {}), dict) else case["env"]
+        for k, v in case.items():
+            if k != "env":
+                merged[k] = v
+        runs = _expand_case(merged, case, no, path)
+        name = runs[0].case
+        if name in seen:
+            raise UsageError(f"{path}: two cases are named {name!r}", "give each case a distinct name")
+        seen.add(name)
+        suite.runs += runs
+    for i, r in enumerate(suite.runs, 1):
+        r.index, r.total = i, len(suite.runs)
+        parts = [f"{i:03d}", _slug(r.case)]
+        parts += [_slug(p) for p in (r.backend, r.strategy, r.io_layer) if p]
+        parts += [_slug(f"{k}={v}") for k, v in r.axes().items()]
+        parts.append(f"{r.ranks}p")
+        parts.append(f"r{r.repeat + 1}")
+        r.run_id = "-".join(parts)
+    return suite
+
+
+def _expand_case(c, raw_case, no, path):
+    where = _where(path, no, raw_case.get("name") or raw_case.get("kernel"))
+    _check_keys(raw_case, CASE_KEYS, where)
+    kernel = c.get("kernel")
+    if not isinstance(kernel, str) or not kernel:
+        raise UsageError(f"{where}: 'kernel' is missing", 'add e.g. kernel = "e3sm" (or "raw_write")')
+    name = c.get("name", kernel)
+    if not isinstance(name, str) or not name:
+        raise UsageError(f"{where}: 'name' must be a non-empty string")
+    ranks = _as_list(c.get("ranks", 1), "ranks", where, int, _positive("ranks", where))
+    backends = _as_list(c["backend"], "backend", where, str) if "backend" in c else [None]
+    strategies = _as_list(c["strategy"], "strategy", where, str) if "strategy" in c else [None]
+    if kernel in TOOLS and (c.get("backend") or c.get("strategy")):
+        raise UsageError(f"{where}: {kernel} takes no backend or strategy",
+                         f"remove 'backend'/'strategy' from this case ({kernel} is plain MPI-IO)")
+
+    def layer_ok(v):
+        if v not in LAYERS:
+            raise UsageError(f"{where}: io_layer {v!r} is not one of {', '.join(LAYERS)}")
+    layers = _as_list(c["io_layer"], "io_layer", where, str, layer_ok) if "io_layer" in c else [None]
+    repeats = c.get("repeats", 1)
+    if not isinstance(repeats, int) or isinstance(repeats, bool) or repeats <= 0:
+        raise UsageError(f"{where}: 'repeats' must be a positive integer, got {repeats!r}")
+    timeout = c.get("timeout", 1800)
+    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
+        raise UsageError(f"{where}: 'timeout' must be a positive number of seconds, got {timeout!r}")
+
+    args = c.get("args", [])
+    if isinstance(args, str):
+        args = shlex.split(args)
+    if not isinstance(args, list):
+        raise UsageError(f"{where}: 'args' must be a list of strings or one string")
+    args = [_scalar_text(a, "args", where) for a in args]
+
+    matrix = c.get("matrix", {})
+    if not isinstance(matrix, dict):
+        raise UsageError(f"{where}: 'matrix' must be a table, e.g. matrix = {{ records = [1, 5] }}")
+    for k in matrix:
+        if k in BUILTIN_PLACEHOLDERS or not k.isidentifier():
+            raise UsageError(f"{where}: matrix name {k!r} is reserved or not an identifier",
+                             "use another name; reserved: " + ", ".join(BUILTIN_PLACEHOLDERS))
+    maxes = {k: [_scalar_text(v, f"matrix.{k}", where) for v in (vals if isinstance(vals, list) else [vals])]
+             for k, vals in matrix.items()}
+    for k, vals in maxes.items():
+        if not vals:
+            raise UsageError(f"{where}: matrix '{k}' is an empty list")
+
+    env = c.get("env", {})
+    if not isinstance(env, dict):
+        raise UsageError(f"{where}: 'env' must be a table, e.g. env = {{ OMPI_MCA_io = \"ompio\" }}")
+    env_axes = {k: [_scalar_text(v, f"env.{k}", where) for v in (vals if isinstance(vals, list) else [vals])]
+                for k, vals in env.items()}
+
+    known = set(BUILTIN_PLACEHOLDERS) | set(maxes)
+    for a in args:
+        try:
+            unknown = _placeholders(a) - known
+        except ValueError as e:
+            raise UsageError(f"{where}: bad placeholder in argument {a!r}: {e}", "write a literal brace as {{ or }}")
+        if unknown:
+            raise UsageError(f"{where}: unknown placeholder {{{sorted(unknown)[0]}}} in argument {a!r}",
+                             "placeholders: " + ", ".join(sorted(known)) + " (add others under 'matrix')")
+
+    launcher = _launcher(c.get("launcher", "mpiexec"), c.get("launcher_args", []), where)
+    flags = {}
+    for key in ("backend_flag", "strategy_flag"):
+        v = c.get(key, "-a" if key == "backend_flag" else "-x")
+        if not isinstance(v, str) or not v.startswith("-"):
+            raise UsageError(f"{where}: '{key}' must be an option name such as \"--method\"")
+        flags[key] = v
+
+    varying = tuple(k for k, v in {**env_axes, **maxes}.items() if len(v) > 1)
+    runs = []
+    mnames, enames = list(maxes), list(env_axes)
+    for n, be, st, lay, mvals, evals in itertools.product(
+            ranks, backends, strategies, layers,
+            itertools.product(*maxes.values()), itertools.product(*env_axes.values())):
+        for rep in range(repeats):
+            runs.append(RunSpec(index=0, case=name, kernel=kernel, ranks=n, backend=be, strategy=st,
+                                io_layer=lay, matrix=dict(zip(mnames, mvals)), env=dict(zip(enames, evals)),
+                                repeat=rep, args=args, launcher=launcher, timeout=float(timeout),
+                                varying=varying, **flags))
+    return runs

@@ -1,0 +1,74 @@
+"""Aligned text tables and CSV of result rows (see results.FIELDS)."""
+import csv
+import io
+
+# (row key, column title, formatter) of the text report.
+REPORT_COLUMNS = (
+    ("kernel", "kernel", str),
+    ("case", "case", str),
+    ("label", "file", str),
+    ("mode", "mode", str),
+    ("backend", "backend", str),
+    ("strategy", "strategy", str),
+    ("ranks", "ranks", str),
+    ("layer", "layer", str),
+    ("bytes", "bytes", lambda v: format_bytes(v)),
+    ("seconds", "max s", lambda v: f"{v:.3f}"),
+    ("mib_s", "MiB/s", lambda v: f"{v:.1f}"),
+    ("rss_peak", "RSS max", lambda v: format_bytes(v)),
+    ("library_hwm", "lib mem", lambda v: format_bytes(v)),
+    ("verify", "verify", str),
+    ("status", "status", str),
+)
+
+
+def format_bytes(n):
+    """1536 -> '1.5 KiB' (binary units, as the C++ reports)."""
+    if n is None:
+        return ""
+    n = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{int(n)} B" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} TiB"
+
+
+def is_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def render(headers, rows, numeric=None):
+    """Aligned table: `rows` are lists of strings; columns listed in
+    `numeric` (indices) are right-aligned."""
+    numeric = set(numeric or ())
+    widths = [len(h) for h in headers]
+    for r in rows:
+        for i, cell in enumerate(r):
+            widths[i] = max(widths[i], len(cell))
+
+    def line(cells):
+        out = [c.rjust(widths[i]) if i in numeric else c.ljust(widths[i]) for i, c in enumerate(cells)]
+        return "  ".join(out).rstrip()
+    sep = "  ".join("-" * w for w in widths)
+    return "\n".join([line(headers), sep] + [line(r) for r in rows])
+
+
+def report_table(rows, columns=REPORT_COLUMNS):
+    """The `report` table.  Columns that are empty in every row are left out."""
+    cols = [c for c in columns if any(r.get(c[0]) not in (None, "") for r in rows)]
+    body = [[("" if r.get(k) is None else fmt(r[k])) for k, _, fmt in cols] for r in rows]
+    numeric = [i for i, (k, _, _) in enumerate(cols) if any(is_number(r.get(k)) for r in rows) and k != "ranks"]
+    numeric += [i for i, (k, _, _) in enumerate(cols) if k == "ranks"]
+    return render([t for _, t, _ in cols], body, numeric)
+
+
+def to_csv(rows, fields):
+    """CSV text with plain numbers (bytes in bytes, seconds, MiB/s)."""
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=list(fields), extrasaction="ignore", lineterminator="\n")
+    w.writeheader()
+    for r in rows:
+        w.writerow({k: ("" if r.get(k) is None else r[k]) for k in fields})
+    return buf.getvalue()
+
