@@ -81,4 +81,4 @@ def compare_table(pairs):
         body.append([str(x) for x in key] + [layer, f"{b['seconds']:.3f}", f"{o['seconds']:.3f}",
                                             _ratio(b["seconds"], o["seconds"]), f"{b['mib_s']:.1f}",
                                             f"{o['mib_s']:.1f}", _ratio(b["mib_s"], o["mib_s"])])
-    return render(headers, body, numeric=range(6, len(headers)))
+    return render(headers, body, numeric=[6] + list(range(8, len(headers))))

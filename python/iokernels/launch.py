@@ -142,9 +142,10 @@ class ResultsDir:
             json.dump(self.index, f, indent=2)
         tmp.replace(self.root / results.INDEX)
 
-    def run(self, spec, build):
-        """Executes one run; returns its stored document."""
-        outdir = self.out_root / spec.run_id
+    def run(self, spec, build, outdir=None):
+        """Executes one run (in `outdir`, by default its own directory under
+        the scratch root); returns its stored document."""
+        outdir = Path(outdir).resolve() if outdir else self.out_root / spec.run_id
         outdir.mkdir(parents=True, exist_ok=True)
         json_path = self.root / f"{spec.run_id}.json"
         argv = command(spec, outdir, json_path, build)

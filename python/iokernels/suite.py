@@ -169,7 +169,7 @@ def _scalar_text(v, key, where):
     return str(v)
 
 
-def _launcher(value, extra, where):
+def launcher_argv(value, extra, where):
     if isinstance(value, list):
         argv = [str(a) for a in value]
     elif value == "mpiexec":
@@ -190,11 +190,11 @@ def _placeholders(text):
     return {f for _, f, _, _ in string.Formatter().parse(text) if f is not None}
 
 
-def _slug(text):
+def slug(text):
     return re.sub(r"[^A-Za-z0-9_.=+-]+", "_", str(text)).strip("_")
 
 
-def load(path, build_dir=None):
+def load(path):
     """Reads and validates a suite file; returns a Suite with expanded runs."""
     path = Path(path)
     try:
@@ -235,9 +235,9 @@ def from_dict(doc, path="<suite>"):
         suite.runs += runs
     for i, r in enumerate(suite.runs, 1):
         r.index, r.total = i, len(suite.runs)
-        parts = [f"{i:03d}", _slug(r.case)]
-        parts += [_slug(p) for p in (r.backend, r.strategy, r.io_layer) if p]
-        parts += [_slug(f"{k}={v}") for k, v in r.axes().items()]
+        parts = [f"{i:03d}", slug(r.case)]
+        parts += [slug(p) for p in (r.backend, r.strategy, r.io_layer) if p]
+        parts += [slug(f"{k}={v}") for k, v in r.axes().items()]
         parts.append(f"{r.ranks}p")
         parts.append(f"r{r.repeat + 1}")
         r.run_id = "-".join(parts)
@@ -307,7 +307,7 @@ def _expand_case(c, raw_case, no, path):
             raise UsageError(f"{where}: unknown placeholder {{{sorted(unknown)[0]}}} in argument {a!r}",
                              "placeholders: " + ", ".join(sorted(known)) + " (add others under 'matrix')")
 
-    launcher = _launcher(c.get("launcher", "mpiexec"), c.get("launcher_args", []), where)
+    launcher = launcher_argv(c.get("launcher", "mpiexec"), c.get("launcher_args", []), where)
     flags = {}
     for key in ("backend_flag", "strategy_flag"):
         v = c.get(key, "-a" if key == "backend_flag" else "-x")

@@ -1,0 +1,387 @@
+"""The suite runner (python/iokernels): matrix expansion, suite-file
+validation, report/CSV formatting, compare's MPI-IO layer check, plotting,
+and real runs through `python3 -m iokernels run` (raw_write; the E3SM G case
+when the e3sm kernel is built)."""
+import csv
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import BUILD_DIR, IOKERNELS, SOURCE_DIR, tool
+
+sys.path.insert(0, str(SOURCE_DIR / "python"))
+from iokernels import compare, launch, results, suite, table  # noqa: E402
+from iokernels.errors import UsageError  # noqa: E402
+
+
+def cli(*args, cwd=None):
+    env = dict(os.environ, PYTHONPATH=str(SOURCE_DIR / "python"), IOK_BUILD_DIR=str(BUILD_DIR))
+    return subprocess.run([sys.executable, "-m", "iokernels", *map(str, args)], capture_output=True, text=True,
+                          env=env, cwd=cwd, timeout=900)
+
+
+def write(path, text):
+    path.write_text(text)
+    return path
+
+
+# ---------------------------------------------------------------- expansion
+
+def test_matrix_expands_to_cross_product_in_order():
+    s = suite.from_dict({
+        "suite": {"name": "t", "repeats": 2},
+        "case": [{"name": "F", "kernel": "e3sm", "ranks": [4, 16], "backend": ["pnetcdf", "hdf5"],
+                  "strategy": "canonical", "args": ["-r", "{records}"], "matrix": {"records": [1, 5]}}]})
+    runs = s.runs
+    assert len(runs) == 2 * 2 * 2 * 2          # ranks x backend x records x repeats
+    assert [(r.ranks, r.backend, r.matrix["records"], r.repeat) for r in runs[:5]] == [
+        (4, "pnetcdf", "1", 0), (4, "pnetcdf", "1", 1), (4, "pnetcdf", "5", 0), (4, "pnetcdf", "5", 1),
+        (4, "hdf5", "1", 0)]
+    assert [r.index for r in runs] == list(range(1, 17)) and {r.total for r in runs} == {16}
+    assert len({r.run_id for r in runs}) == 16
+    assert runs[2].run_id == "003-F-pnetcdf-canonical-records=5-4p-r1"
+    assert runs[2].label() == "e3sm F pnetcdf canonical records=5 4 ranks"
+    assert runs[3].label().endswith("4 ranks repeat 2")
+
+
+def test_env_lists_expand_and_suite_defaults_merge():
+    s = suite.from_dict({
+        "suite": {"env": {"A": "1"}, "launcher": "srun", "io_layer": "romio"},
+        "case": [{"kernel": "raw_write", "ranks": 2, "env": {"OMPI_MCA_io": ["ompio", "romio341"], "B": 7}},
+                 {"name": "second", "kernel": "raw_write", "launcher": "mpirun -np {ranks}", "io_layer": "ompio"}]})
+    first, second, third = s.runs
+    assert first.env == {"A": "1", "OMPI_MCA_io": "ompio", "B": "7"}
+    assert second.env["OMPI_MCA_io"] == "romio341"
+    assert first.axes() == {"OMPI_MCA_io": "ompio"}      # only what varies shows in labels/ids
+    assert first.launcher == ["srun", "-n", "{ranks}"] and first.io_layer == "romio"
+    assert third.launcher == ["mpirun", "-np", "{ranks}"] and third.io_layer == "ompio"
+    assert third.case == "second" and first.case == "raw_write"
+
+
+def test_command_line_and_environment(tmp_path):
+    s = suite.from_dict({"case": [{"name": "G", "kernel": "e3sm", "ranks": 4, "backend": "hdf5",
+                                   "strategy": "rearrange", "io_layer": "ompio",
+                                   "args": ["-o", "{outdir}/g.nc", "{shared}/datasets/e3sm/g.nc"]},
+                                  {"kernel": "raw_write", "ranks": 2, "io_layer": "ompio", "args": "-n 1000"},
+                                  {"name": "s3d", "kernel": "s3d", "strategy": "fpp", "strategy_flag": "--method"}]})
+    g, raw, s3d = s.runs
+    argv = launch.command(g, tmp_path / "o", tmp_path / "g.json", BUILD_DIR)
+    assert argv[:4] == ["mpiexec", "--oversubscribe", "-n", "4"]
+    assert argv[4:] == [str(IOKERNELS), "--io-layer", "ompio", "e3sm", "-a", "hdf5", "-x", "rearrange",
+                        "-o", f"{tmp_path}/o/g.nc", argv[-3], "--json", str(tmp_path / "g.json")]
+    assert argv[-3].endswith("/shared/datasets/e3sm/g.nc")
+    assert launch.environment(g) == {"OMPI_MCA_io": "ompio"}
+    argv = launch.command(raw, tmp_path, tmp_path / "r.json", BUILD_DIR)
+    assert argv[4:] == [str(tool("raw_write")), "-n", "1000", "--json", str(tmp_path / "r.json")]
+    assert launch.command(s3d, tmp_path, tmp_path / "s.json", BUILD_DIR)[5:8] == ["s3d", "--method", "fpp"]
+
+
+# ---------------------------------------------------------------- validation
+
+@pytest.mark.parametrize("doc, fragments", [
+    ({"case": [{"kernel": "e3sm", "backnd": "hdf5"}]},
+     ["case #1 ('e3sm'): unknown key 'backnd'", "did you mean 'backend'?"]),
+    ({"suite": {"lancher": "srun"}, "case": [{"kernel": "e3sm"}]}, ["[suite]: unknown key 'lancher'"]),
+    ({"cases": []}, ["top level: unknown key 'cases'"]),
+    ({"case": []}, ["no cases"]),
+    ({"case": [{"backend": "hdf5"}]}, ["'kernel' is missing"]),
+    ({"case": [{"kernel": "e3sm", "ranks": 0}]}, ["'ranks' must be positive, got 0"]),
+    ({"case": [{"kernel": "e3sm", "ranks": "4"}]}, ["'ranks' must be a int or a list of them, got '4'"]),
+    ({"case": [{"kernel": "e3sm", "ranks": []}]}, ["'ranks' is an empty list"]),
+    ({"case": [{"kernel": "e3sm", "io_layer": "mpich"}]}, ["io_layer 'mpich' is not one of romio, ompio"]),
+    ({"case": [{"kernel": "e3sm", "repeats": 0}]}, ["'repeats' must be a positive integer"]),
+    ({"case": [{"kernel": "e3sm", "args": ["-r", "{recs}"]}]}, ["unknown placeholder {recs}"]),
+    ({"case": [{"kernel": "e3sm", "matrix": {"ranks": [1]}}]}, ["matrix name 'ranks' is reserved"]),
+    ({"case": [{"kernel": "raw_write", "backend": "hdf5"}]}, ["raw_write takes no backend or strategy"]),
+    ({"case": [{"kernel": "e3sm", "launcher": "aprun"}]}, ["launcher 'aprun' is not mpiexec, srun"]),
+    ({"case": [{"kernel": "e3sm"}, {"kernel": "e3sm"}]}, ["two cases are named 'e3sm'"]),
+])
+def test_validation_errors_name_the_problem(doc, fragments):
+    with pytest.raises(UsageError) as e:
+        suite.from_dict(doc, "s.toml")
+    for f in fragments:
+        assert f in str(e.value), str(e.value)
+
+
+def test_cli_rejects_bad_suite_with_one_clear_message(tmp_path):
+    bad = write(tmp_path / "bad.toml", '[[case]]\nkernel = "e3sm"\nrank = 4\n')
+    p = cli("run", bad, "--results", tmp_path / "r")
+    assert p.returncode == 2
+    assert p.stderr.startswith(f"iokernels run: error: {bad}: case #1 ('e3sm'): unknown key 'rank'")
+    assert "hint: did you mean 'ranks'?" in p.stderr
+    assert not (tmp_path / "r").exists()            # nothing ran, nothing stored
+    syntax = write(tmp_path / "syntax.toml", "[[case]\n")
+    p = cli("run", syntax)
+    assert p.returncode == 2 and "not valid TOML" in p.stderr
+    p = cli("run", tmp_path / "absent.toml")
+    assert p.returncode == 2 and "does not exist" in p.stderr
+
+
+def test_dry_run_prints_commands_and_runs_nothing(tmp_path):
+    s = write(tmp_path / "s.toml", '[[case]]\nkernel = "raw_write"\nranks = [1, 2]\nio_layer = "ompio"\n'
+                                   'args = ["-n", "1000", "-o", "{outdir}/raw.dat"]\n')
+    p = cli("run", s, "--dry-run", "--results", tmp_path / "r")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0] == "[1/2] raw_write ompio 1 ranks" and lines[2] == "[2/2] raw_write ompio 2 ranks"
+    assert lines[3].strip().startswith("OMPI_MCA_io=ompio mpiexec --oversubscribe -n 2 ")
+    assert f"-o {tmp_path}/r/out/002-raw_write-ompio-2p-r1/raw.dat --json" in lines[3]
+    assert not (tmp_path / "r").exists()
+
+
+def test_refuses_non_empty_results_dir(tmp_path):
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "old.json").write_text("{}")
+    s = write(tmp_path / "s.toml", '[[case]]\nkernel = "raw_write"\n')
+    p = cli("run", s, "--results", tmp_path / "r")
+    assert p.returncode == 2 and "is not empty" in p.stderr
+
+
+# ---------------------------------------------------------------- synthetic results
+
+def stat(mx, mn=None):
+    return {"min": mn if mn is not None else mx / 2, "max": mx, "mean": mx * 0.75}
+
+
+def file_entry(label, mode, backend, nbytes, secs, mib_s, rss=50 << 20):
+    e = {"label": label, "path": f"/x/{label}.nc", "mode": mode, "backend": backend, "library": "L",
+         "variables": 3, "attributes": 1, "records": 5, "flushes": 5,
+         "requests": {"total": 100, "max": 10, "min": 1},
+         "bytes": {"total": nbytes, "max": nbytes / 4, "min": nbytes / 8}, "bytes_on_disk": nbytes + 512,
+         "overhead_bytes": 512, "seconds": {"open": stat(0.01), "post": stat(secs / 2), "end_to_end": stat(secs)},
+         "bandwidth_mib_s": {"data_only": mib_s * 2, "open_to_close": mib_s},
+         "memory_bytes": {"rss_peak": stat(rss), "library_hwm": stat(1 << 20)}}
+    if mode == "read":
+        e["verify"] = {"mismatches": 0, "first": ""}
+    return e
+
+
+def synthetic(layer="OMPIO", scale=1.0, backend="pnetcdf"):
+    return {"schema": results.SCHEMA, "kernel": "e3sm",
+            "params": {"case": "F", "api": backend, "strategy": "canonical"},
+            "summary": {"prepare_fraction_of_write": 0.01},
+            "files": [file_entry("h0", "write", backend, 35651584, 0.85 * scale, 40.0 / scale),
+                      file_entry("h1", "write", backend, 1048576, 0.05 * scale, 20.0 / scale),
+                      file_entry("h0", "read", backend, 35651584, 0.5 * scale, 68.0 / scale)],
+            "manifest": {"mpiio_layer": layer, "processes": 16}}
+
+
+def test_report_table_and_csv(tmp_path):
+    doc = synthetic()
+    write(tmp_path / "f.json", json.dumps(doc))
+    p = cli("report", tmp_path / "f.json", "--csv", tmp_path / "f.csv")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    header = lines[0].split()
+    assert header == ["kernel", "case", "file", "mode", "backend", "strategy", "ranks", "layer", "bytes", "max",
+                      "s", "MiB/s", "RSS", "max", "lib", "mem", "verify", "status"]
+    assert set(lines[1]) == {"-", " "}
+    assert lines[2].split() == ["e3sm", "F", "h0", "write", "pnetcdf", "canonical", "16", "OMPIO", "34.0", "MiB",
+                                "0.850", "40.0", "50.0", "MiB", "1.0", "MiB", "ok"]
+    assert lines[4].split()[-2:] == ["ok", "ok"]        # read row: verified, run ok
+    # numbers are right-aligned: their last characters line up under the title
+    col_end = lines[0].index("MiB/s") + len("MiB/s")
+    assert all(line[col_end - 1] != " " for line in lines[2:5])
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "f.csv").read_text())))
+    assert [r["label"] for r in rows] == ["h0", "h1", "h0"]
+    assert rows[0]["bytes"] == "35651584" and float(rows[0]["seconds"]) == 0.85
+    assert float(rows[0]["mib_s"]) == 40.0 and float(rows[0]["data_mib_s"]) == 80.0
+    assert rows[0]["rss_peak"] == str(50 << 20) and rows[0]["layer"] == "OMPIO" and rows[0]["ranks"] == "16"
+    assert rows[2]["verify"] == "ok" and rows[0]["verify"] == ""
+
+
+def test_headline_sums_written_files():
+    nbytes, secs, bw = results.headline(synthetic())
+    assert nbytes == 35651584 + 1048576
+    assert secs == pytest.approx(0.90)
+    assert bw == pytest.approx(nbytes / 2**20 / 0.90)
+
+
+def test_failed_run_row_and_format_helpers():
+    doc = {"schema": results.SCHEMA, "kernel": "e3sm", "files": [],
+           "suite_run": {"id": "007-F", "case": "F", "backend": "hdf5", "strategy": "canonical", "ranks": 4,
+                         "io_layer": "romio", "status": "failed"}}
+    (row,) = results.rows(doc)
+    assert (row["run"], row["backend"], row["layer"], row["status"], row["bytes"]) == \
+        ("007-F", "hdf5", "ROMIO", "failed", None)
+    assert table.format_bytes(1536) == "1.5 KiB" and table.format_bytes(512) == "512 B"
+    assert launch.format_seconds(0.851) == "0.85" and launch.format_seconds(0.00123) == "0.0012"
+
+
+def test_compare_warns_loudly_when_layers_differ(tmp_path):
+    write(tmp_path / "a.json", json.dumps(synthetic("OMPIO")))
+    write(tmp_path / "b.json", json.dumps(synthetic("ROMIO", scale=2.0)))
+    p = cli("compare", tmp_path / "a.json", tmp_path / "b.json")
+    assert p.returncode == 0
+    assert "WARNING: the MPI-IO layers differ: base ran OMPIO, other ran ROMIO." in p.stderr
+    assert "!" * 78 in p.stderr
+    row = next(line for line in p.stdout.splitlines() if line.split()[:4] == ["e3sm", "F", "h0", "write"])
+    assert row.split()[7:] == ["OMPIO!=ROMIO", "!", "0.850", "1.700", "2.00x", "40.0", "20.0", "0.50x"]
+    assert "matched across different MPI-IO layers" in p.stdout
+    assert cli("compare", "--strict", tmp_path / "a.json", tmp_path / "b.json").returncode == 1
+
+
+def test_compare_same_layer_is_quiet_and_averages_repeats(tmp_path):
+    (tmp_path / "base").mkdir()
+    write(tmp_path / "base" / "r1.json", json.dumps(synthetic("ROMIO", scale=1.0)))
+    write(tmp_path / "base" / "r2.json", json.dumps(synthetic("ROMIO", scale=3.0)))
+    write(tmp_path / "b.json", json.dumps(synthetic("ROMIO", scale=4.0)))
+    p = cli("compare", "--strict", tmp_path / "base", tmp_path / "b.json")
+    assert p.returncode == 0 and "WARNING" not in p.stderr + p.stdout
+    row = next(line for line in p.stdout.splitlines() if line.split()[:4] == ["e3sm", "F", "h0", "write"])
+    assert row.split()[7:11] == ["ROMIO", "1.700", "3.400", "2.00x"]    # base mean of 0.85 and 2.55
+
+
+def test_compare_layer_helpers():
+    assert compare.layer_warning(["ROMIO"], ["ROMIO"]) is None
+    assert compare.layer_warning(["OMPIO", "ROMIO"], ["OMPIO", "ROMIO"]) is None
+    assert "do not say" in compare.layer_warning(["unknown"], ["unknown"])
+    assert "differ" in compare.layer_warning(["ROMIO"], ["OMPIO", "ROMIO"])
+
+
+def test_plot_writes_png(tmp_path):
+    docs = [synthetic(backend="pnetcdf"), synthetic(backend="hdf5", scale=2.0)]
+    raw = {"schema": results.SCHEMA, "kernel": "raw_write", "manifest": {"processes": 16, "mpiio_layer": "OMPIO"},
+           "summary": {"bytes": 36700160, "write_seconds": 0.5, "write_mib_s": 70.0}}
+    for i, d in enumerate(docs + [raw]):
+        write(tmp_path / f"{i}.json", json.dumps(d))
+    p = cli("plot", tmp_path, "--out", tmp_path / "p.png")
+    assert p.returncode == 0, p.stderr
+    assert (tmp_path / "p.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    from iokernels import plot
+    panels, ref = plot.series([results.load_doc(tmp_path / f"{i}.json") for i in range(3)])
+    assert ref == {16: [70.0]}
+    bars = panels[("e3sm", "F", 16)]
+    assert set(bars) == {"pnetcdf\nOMPIO", "hdf5\nOMPIO"}
+    assert bars["hdf5\nOMPIO"][0] == pytest.approx(36700160 / 2**20 / 1.8)
+
+
+# ---------------------------------------------------------------- real runs
+
+def test_run_raw_write_suite(tmp_path):
+    """raw_write on 1 and 2 ranks (and a failing case in between): every run
+    stored with its command, the failure recorded with its stderr, the suite
+    keeps going, the report reads the directory back."""
+    s = write(tmp_path / "raw.toml", """
+[suite]
+name = "rawtest"
+[[case]]
+name = "raw"
+kernel = "raw_write"
+ranks = [1, 2]
+args = ["-n", "{n}", "-o", "{outdir}/raw.dat", "--chunk", "65536"]
+matrix = { n = [3000000] }
+[[case]]
+name = "broken"
+kernel = "raw_write"
+ranks = 2
+args = ["--chunk", "0"]
+[[case]]
+name = "after"
+kernel = "raw_write"
+ranks = 2
+io_layer = "ompio"
+args = ["-n", "1000"]
+""")
+    res = tmp_path / "res"
+    p = cli("run", s, "--results", res)
+    assert p.returncode == 1, p.stdout + p.stderr       # one run failed
+    lines = p.stdout.splitlines()
+    assert re.fullmatch(r"\[1/4\] raw_write raw 1 ranks \.\.\. [0-9.e-]+ s, [0-9.]+ MiB/s", lines[1]), lines
+    assert re.fullmatch(r"\[2/4\] raw_write raw 2 ranks \.\.\. [0-9.e-]+ s, [0-9.]+ MiB/s", lines[2]), lines
+    assert lines[3] == "[3/4] raw_write broken 2 ranks ... FAILED (exit 1): " \
+                       "iokernels raw_write: error: --chunk must be positive"
+    assert lines[4].startswith("[4/4] raw_write after ompio 2 ranks ... ")
+    assert lines[5].startswith("3 of 4 runs succeeded")
+    index = json.loads((res / "index.json").read_text())
+    assert index["suite"] == "rawtest" and "finished_utc" in index
+    assert [r["status"] for r in index["runs"]] == ["ok", "ok", "failed", "ok"]
+    assert [r["bytes"] for r in index["runs"] if r["status"] == "ok"] == [3000000, 3000000, 1000]
+    doc = json.loads((res / "002-raw-2p-r1.json").read_text())
+    assert doc["schema"] == results.SCHEMA and doc["summary"]["bytes"] == 3000000
+    assert doc["manifest"]["processes"] == 2
+    sr = doc["suite_run"]
+    assert sr["status"] == "ok" and sr["returncode"] == 0 and sr["ranks"] == 2
+    assert sr["command"] == ["mpiexec", "--oversubscribe", "-n", "2", str(tool("raw_write")), "-n", "3000000",
+                             "-o", f"{res.resolve()}/out/002-raw-2p-r1/raw.dat", "--chunk", "65536",
+                             "--json", str(res.resolve() / "002-raw-2p-r1.json")]
+    assert (res / sr["stdout_log"]).read_text().count("raw contiguous MPI-IO") == 1
+    assert not (res / "out").exists()                   # raw_write removed its file, runner its empty dirs
+    bad = json.loads((res / "003-broken-2p-r1.json").read_text())
+    assert bad["suite_run"]["returncode"] == 1
+    assert any("--chunk must be positive" in line for line in bad["suite_run"]["stderr_tail"])
+    after = json.loads((res / "004-after-ompio-2p-r1.json").read_text())
+    assert after["manifest"]["mpiio_layer"] == "OMPIO"
+    assert after["suite_run"]["env"]["OMPI_MCA_io"] == "ompio"
+
+    rep = cli("report", res, "--csv", tmp_path / "r.csv")
+    assert rep.returncode == 0, rep.stderr
+    body = rep.stdout.splitlines()
+    assert len(body) == 2 + 4 + 1                       # header, rule, 4 runs, CSV line
+    assert body[4].split()[:4] == ["raw_write", "broken", "-", "2"] and body[4].split()[-1] == "failed"
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "r.csv").read_text())))
+    assert [r["run"] for r in rows] == [r["id"] for r in index["runs"]]
+    assert rows[1]["bytes"] == "3000000" and rows[1]["ranks"] == "2"
+
+
+def test_io_layer_is_pinned_and_compare_sees_the_difference(tmp_path):
+    """io_layer = romio / ompio reaches raw_write (manifests say ROMIO / OMPIO)
+    and compare of the two warns."""
+    s = write(tmp_path / "l.toml", '[[case]]\nkernel = "raw_write"\nranks = 2\nio_layer = ["romio", "ompio"]\n'
+                                   'args = ["-n", "100000"]\n')
+    p = cli("run", s, "--results", tmp_path / "res")
+    assert p.returncode == 0, p.stdout + p.stderr
+    a = json.loads((tmp_path / "res" / "001-raw_write-romio-2p-r1.json").read_text())
+    b = json.loads((tmp_path / "res" / "002-raw_write-ompio-2p-r1.json").read_text())
+    assert (a["manifest"]["mpiio_layer"], b["manifest"]["mpiio_layer"]) == ("ROMIO", "OMPIO")
+    c = cli("compare", tmp_path / "res" / "001-raw_write-romio-2p-r1.json",
+            tmp_path / "res" / "002-raw_write-ompio-2p-r1.json")
+    assert "WARNING: the MPI-IO layers differ: base ran ROMIO, other ran OMPIO." in c.stderr
+    assert re.search(r"raw_write\s+raw_write\s+raw\s+write\s+raw-mpiio\s+-\s+2\s+ROMIO!=OMPIO !", c.stdout), c.stdout
+
+
+def e3sm_available():
+    if not IOKERNELS.is_file():
+        return False
+    out = subprocess.run([str(IOKERNELS), "--help"], capture_output=True, text=True).stdout
+    return re.search(r"^\s+e3sm\s", out, re.M) is not None
+
+
+def test_run_e3sm_g_case(tmp_path, e3sm_maps):
+    if not e3sm_available():
+        pytest.skip("`iokernels e3sm` is not in this build yet")
+    s = write(tmp_path / "g.toml", f"""
+[[case]]
+name = "G"
+kernel = "e3sm"
+ranks = 4
+backend = "pnetcdf"
+strategy = "canonical"
+args = ["-r", "1", "--verify", "-o", "{{outdir}}/g_case.nc", "{e3sm_maps}/g_case_cmpaso_16p.nc"]
+""")
+    p = cli("run", s, "--results", tmp_path / "res")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert re.fullmatch(r"\[1/1\] e3sm G pnetcdf canonical 4 ranks \.\.\. [0-9.e-]+ s, [0-9.]+ MiB/s",
+                        p.stdout.splitlines()[1]), p.stdout
+    doc = json.loads((tmp_path / "res" / "001-G-pnetcdf-canonical-4p-r1.json").read_text())
+    assert doc["kernel"] == "e3sm" and doc["params"]["case"] == "G"
+    modes = [f["mode"] for f in doc["files"]]
+    assert modes == ["write", "read"]
+    w, r = doc["files"]
+    assert w["bytes"]["total"] == r["bytes"]["total"] > 0 and r["verify"]["mismatches"] == 0
+    index = json.loads((tmp_path / "res" / "index.json").read_text())
+    assert index["runs"][0]["bytes"] == w["bytes"]["total"]
+    rep = cli("report", tmp_path / "res")
+    assert rep.returncode == 0 and len(rep.stdout.splitlines()) == 4
+
+
+def test_example_suite_is_valid():
+    s = suite.load(SOURCE_DIR / "python" / "iokernels" / "suites" / "example.toml")
+    assert s.name == "example" and len(s.runs) == 2 + 2 * 2 * 2
+    assert {r.kernel for r in s.runs} == {"raw_write", "e3sm"}
+    assert [r.io_layer for r in s.runs[:2]] == ["romio", "ompio"]
