@@ -185,25 +185,25 @@ class Bench:
         """Prints (and returns) an aligned table of runs: bytes, time,
         bandwidth, and ratios ours/raw to `reference` (a raw Run) or to
         refs[i] per run.  Failed runs show their error."""
-        headers = ["run", "layer", "bytes", "time s", "MiB/s", "time / raw", "bw / raw"]
+        headers = ["run", "layer", "bytes", "time s", "MiB/s", "time / raw", "bw / raw", "note"]
         body = []
         refs = refs or [reference] * len(runs)
         for run, ref in zip(runs, refs):
             if not run.ok:
-                body.append([run.label, run.layer, "", "", "", "", f"FAILED: {run.error}"[:60]])
+                body.append([run.label, run.layer, "", "", "", "", "", f"FAILED: {run.error}"[:100]])
                 continue
             good = ref is not None and ref.ok and ref.seconds and ref.mib_s
             body.append([run.label, run.layer, format_bytes(run.bytes), f"{run.seconds:.3f}", f"{run.mib_s:.1f}",
                          f"{run.seconds / ref.seconds:.2f}" if good else "-",
-                         f"{run.mib_s / ref.mib_s:.2f}" if good else "-"])
+                         f"{run.mib_s / ref.mib_s:.2f}" if good else "-", "" if good else "no raw reference"])
         shown = [r for r in refs if r is not None]
         for ref in dict.fromkeys(id(r) for r in shown):
             r = next(x for x in shown if id(x) == ref)
             if r.ok:
                 body.append([f"{r.label} ({r.doc['suite_run']['ranks']} ranks)", r.layer, format_bytes(r.bytes),
-                             f"{r.seconds:.3f}", f"{r.mib_s:.1f}", "1.00", "1.00"])
+                             f"{r.seconds:.3f}", f"{r.mib_s:.1f}", "1.00", "1.00", "reference"])
             else:
-                body.append([r.label, r.layer, "", "", "", "", f"FAILED: {r.error}"[:60]])
+                body.append([r.label, r.layer, "", "", "", "", "", f"FAILED: {r.error}"[:100]])
         text = render(headers, body, numeric=range(2, 7))
         if title:
             text = f"\n{title}\n" + text

@@ -385,3 +385,30 @@ def test_example_suite_is_valid():
     assert s.name == "example" and len(s.runs) == 2 + 2 * 2 * 2
     assert {r.kernel for r in s.runs} == {"raw_write", "e3sm"}
     assert [r.io_layer for r in s.runs[:2]] == ["romio", "ompio"]
+
+
+def test_benchlib_runs_beside_raw_and_prints_ratios(tmp_path, capsys):
+    """bench/benchlib.py: a run and raw_write of the same bytes share one
+    directory and one results index; the table's ratios are ours / raw."""
+    sys.path.insert(0, str(SOURCE_DIR / "bench"))
+    import benchlib
+    b = benchlib.Bench("t", ranks=2, results=tmp_path / "res", build_dir=BUILD_DIR)
+    ours = b.raw(3000000, label="ours", extra=["--chunk", "4096"])     # stands in for a kernel
+    ref = b.raw_for(ours, ranks=1)
+    assert b.raw_for(ours, ranks=1) is ref                            # one reference per bytes/ranks/layer
+    assert ours.ok and ref.ok and ours.bytes == ref.bytes == 3000000
+    failed = b.kernel("missing", "no_such_kernel", [])
+    text = b.table([ours, failed], ref, title="t")
+    lines = text.strip().splitlines()
+    row = lines[3].split()
+    assert row[:4] == ["ours", ours.layer, "2.9", "MiB"]
+    assert row[6] == f"{ours.seconds / ref.seconds:.2f}" and row[7] == f"{ours.mib_s / ref.mib_s:.2f}"
+    assert "FAILED: iokernels: error: unknown kernel 'no_such_kernel'" in lines[4]
+    assert lines[5].split()[:3] == ["raw_write", "(1", "ranks)"] and lines[5].split()[-3:] == ["1.00", "1.00", "reference"]
+    assert b.finish() == 1
+    index = json.loads((tmp_path / "res" / "index.json").read_text())
+    assert [r["status"] for r in index["runs"]] == ["ok", "ok", "failed"]
+    assert index["tables"][0]["text"] == text
+    cmds = [json.loads((tmp_path / "res" / r["result"]).read_text())["suite_run"]["command"] for r in index["runs"]]
+    assert cmds[0][cmds[0].index("-o") + 1] == cmds[1][cmds[1].index("-o") + 1] == f"{tmp_path / 'res' / 'data'}/raw.dat"
+    assert not (tmp_path / "res" / "data").exists()                   # cleaned up after
