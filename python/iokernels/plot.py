@@ -14,7 +14,7 @@ from . import results  # noqa: E402
 
 def series(docs):
     """{(kernel, case, ranks): {bar label: [MiB/s per repeat]}} and the raw
-    references {ranks: [MiB/s]}."""
+    references {(ranks, layer): [MiB/s]}."""
     panels, raw = {}, {}
     for d in docs:
         if results.status_of(d) != "ok":
@@ -24,7 +24,7 @@ def series(docs):
             continue
         row = results.rows(d)[0]
         if d.get("kernel") == "raw_write":
-            raw.setdefault(row["ranks"], []).append(h[2])
+            raw.setdefault((row["ranks"], row["layer"]), []).append(h[2])
             continue
         backends = sorted({r["backend"] for r in results.rows(d) if r["backend"]}) or ["?"]
         bar = "/".join(backends) + ("" if row["strategy"] in ("canonical", "-") else f"\n{row['strategy']}")
@@ -39,7 +39,9 @@ def plot(docs, out, title=None):
     if not panels and not raw:
         raise ValueError("no successful runs with timings to plot")
     if not panels:                       # only raw_write runs: one panel of them
-        panels = {("raw_write", "raw", n): {f"{n} ranks": v} for n, v in raw.items()}
+        panels = {}
+        for (n, layer), v in raw.items():
+            panels.setdefault(("raw_write", "raw", n), {})[layer] = v
     n = len(panels)
     fig, axes = plt.subplots(1, n, figsize=(max(4.5, 2.0 + 1.1 * max(len(p) for p in panels.values())) * n, 4.8),
                              squeeze=False)
@@ -52,10 +54,11 @@ def plot(docs, out, title=None):
         ax.set_xticks(range(len(labels)), labels, fontsize=8)
         ax.set_ylabel("MiB/s (open to close)")
         ax.set_title(f"{kernel} {case if case != kernel else ''} {ranks} ranks".replace("  ", " "))
-        ref = raw.get(ranks)
-        if ref and kernel != "raw_write":
-            r = statistics.mean(ref)
-            ax.axhline(r, color="tab:red", linestyle="--", label=f"raw_write {r:.1f} MiB/s")
+        refs = sorted((layer, v) for (n, layer), v in raw.items() if n == ranks)
+        if refs and kernel != "raw_write":
+            for (layer, v), style in zip(refs, ("--", ":", "-.", "-")):
+                r = statistics.mean(v)
+                ax.axhline(r, color="tab:red", linestyle=style, label=f"raw_write {layer} {r:.1f} MiB/s")
             ax.legend(fontsize=8)
     if title:
         fig.suptitle(title)

@@ -255,7 +255,7 @@ def test_plot_writes_png(tmp_path):
     assert (tmp_path / "p.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     from iokernels import plot
     panels, ref = plot.series([results.load_doc(tmp_path / f"{i}.json") for i in range(3)])
-    assert ref == {16: [70.0]}
+    assert ref == {(16, "OMPIO"): [70.0]}
     bars = panels[("e3sm", "F", 16)]
     assert set(bars) == {"pnetcdf\nOMPIO", "hdf5\nOMPIO"}
     assert bars["hdf5\nOMPIO"][0] == pytest.approx(36700160 / 2**20 / 1.8)
