@@ -213,6 +213,8 @@ def from_dict(doc, path="<suite>"):
     if not isinstance(top, dict):
         raise UsageError(f"{path}: 'suite' must be a table ([suite])")
     _check_keys(top, SUITE_KEYS, _where(path, None, None))
+    if not isinstance(top.get("env", {}), dict):
+        raise UsageError(f"{path}: [suite]: 'env' must be a table, e.g. env = {{ OMPI_MCA_btl = \"self,sm\" }}")
     cases = doc.get("case", [])
     if not isinstance(cases, list) or not cases:
         raise UsageError(f"{path}: no cases", "add at least one [[case]] table with a kernel")

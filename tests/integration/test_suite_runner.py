@@ -100,6 +100,8 @@ def test_command_line_and_environment(tmp_path):
     ({"case": [{"kernel": "raw_write", "backend": "hdf5"}]}, ["raw_write takes no backend or strategy"]),
     ({"case": [{"kernel": "e3sm", "launcher": "aprun"}]}, ["launcher 'aprun' is not mpiexec, srun"]),
     ({"case": [{"kernel": "e3sm"}, {"kernel": "e3sm"}]}, ["two cases are named 'e3sm'"]),
+    ({"suite": {"env": "A=1"}, "case": [{"kernel": "e3sm"}]}, ["[suite]: 'env' must be a table"]),
+    ({"case": [{"kernel": "e3sm", "env": ["A=1"]}]}, ["'env' must be a table"]),
 ])
 def test_validation_errors_name_the_problem(doc, fragments):
     with pytest.raises(UsageError) as e:
