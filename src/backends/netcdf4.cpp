@@ -13,7 +13,8 @@
 //     zero-count call never extends, so the first put of a new record makes
 //     its first call collectively (each rank its first block, or a zero-count
 //     call; NetCDF agrees on the new length with an MPI_Allreduce), the rest
-//     independently.
+//     independently.  Reads of record variables use equal call counts in
+//     both modes: NetCDF computes the record count collectively on each read.
 // Scalars (no dimensions) are accessed independently by the ranks that own
 // them: a zero-count call is impossible for them.  Record variables with no
 // other dimension are always collective (one element per record; the
@@ -246,7 +247,11 @@ private:
         for (std::size_t b = 0; b < sel.nblocks(); ++b)
             if (sel.block_elements(b) > 0) blocks.push_back(b);
         long long calls = static_cast<long long>(blocks.size());
-        if (coll) MPI_Allreduce(MPI_IN_PLACE, &calls, 1, MPI_LONG_LONG, MPI_MAX, comm_);
+        // Reading a record variable asks NetCDF for the record count, which is
+        // a collective operation even in independent mode (a rank with fewer
+        // calls hangs the others), so such reads also use equal call counts.
+        const bool equal_counts = coll || (rec && !write);
+        if (equal_counts) MPI_Allreduce(MPI_IN_PLACE, &calls, 1, MPI_LONG_LONG, MPI_MAX, comm_);
         if (extend_first) calls = std::max<long long>(calls, 1);
 
         char* p = static_cast<char*>(buf);
