@@ -70,23 +70,4 @@ FilePlan make_file_plan(const FileSpec& spec, const DecompMap& map, const PlanSe
     return plan;
 }
 
-std::vector<std::uint64_t> requests_per_rank(const FileSpec& spec, const DecompMap& map, const PlanSettings& s) {
-    std::vector<std::uint64_t> out(static_cast<std::size_t>(s.io_size), 0);
-    auto real = runs_per_rank(map, s.io_size, s.sort, false);
-    std::vector<std::vector<std::uint64_t>> fill;
-    if (s.fill) fill = runs_per_rank(map, s.io_size, s.sort, true);
-    for (const VarSpec& v : spec.vars) {
-        const std::uint64_t nrec = v.is_record(spec) ? static_cast<std::uint64_t>(s.records) : 1;
-        if (v.decomp < 0) {
-            out[0] += nrec;
-            continue;
-        }
-        for (int r = 0; r < s.io_size; ++r) {
-            out[static_cast<std::size_t>(r)] += real[static_cast<std::size_t>(v.decomp)][static_cast<std::size_t>(r)] * nrec;
-            if (s.fill) out[static_cast<std::size_t>(r)] += fill[static_cast<std::size_t>(v.decomp)][static_cast<std::size_t>(r)] * nrec;
-        }
-    }
-    return out;
-}
-
 }  // namespace iok::e3sm

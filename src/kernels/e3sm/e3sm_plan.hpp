@@ -24,9 +24,4 @@ int records_of(const std::string& case_name, const std::string& label, int recor
 
 FilePlan make_file_plan(const FileSpec& spec, const DecompMap& map, const PlanSettings& s);
 
-// Requests of every I/O rank for a file (rank 0 only needs this for the
-// report; cheap, no communication): what make_file_plan counts, for all ranks.
-std::vector<std::uint64_t> requests_per_rank(const FileSpec& spec, const DecompMap& map,
-                                             const PlanSettings& s);
-
 }  // namespace iok::e3sm
