@@ -14,7 +14,7 @@ IOK_PACKAGES=(
     libadios2-mpi-c++11-dev libadios2-mpi-c-dev adios2-mpi-bin
     libcli11-dev nlohmann-json3-dev libgtest-dev
     python3 python3-pytest python3-numpy python3-matplotlib
-    python3-mpi4py python3-h5py-mpi python3-netcdf4 python3-adios2-mpi
+    python3-mpi4py python3-h5py python3-h5py-mpi python3-netcdf4 python3-adios2 python3-adios2-mpi
 )
 
 # True when the host itself has the libraries we need in its archive

@@ -18,6 +18,8 @@ source "$HERE/common.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl="${OMPI_MCA_btl:-self,sm}"
 export OMPI_MCA_rmaps_base_oversubscribe=1
+# Debian's python3-adios2 picks its serial bindings (not installed) unless told.
+export ADIOS2_ALWAYS_USE_MPI="${ADIOS2_ALWAYS_USE_MPI:-1}"
 export PRTE_MCA_rmaps_default_mapping_policy="${PRTE_MCA_rmaps_default_mapping_policy:-:oversubscribe}"
 
 if iok_host_is_new_enough; then
