@@ -243,7 +243,7 @@ int s3d_main(int argc, char** argv) {
             t.line("I/O library", backend->name() + " / " + backend->library());
             t.line("I/O method", opt.method + (opt.common.backend == "pnetcdf"
                                                    ? " APIs (pnetcdf api=" + cfg.param("api", "varn") + ")"
-                                                   : " (as the library implements put/flush)"));
+                                                   : " requested (applies to pnetcdf only; " + backend->name() + " uses its own put/flush)"));
             t.line("Run with restart", restart_note);
             t.count("No. MPI processes", static_cast<std::uint64_t>(nprocs));
             t.line("Process grid", std::to_string(grid.npx) + " x " + std::to_string(grid.npy) + " x " +

@@ -1,0 +1,228 @@
+"""S3D-IO checkpoint kernel: the reference's figures on its README case (100^3
+on 8 ranks, 5 checkpoints, restart), the reference's file names, headers and
+sizes, the same checkpoints on HDF5 / NetCDF-4 / ADIOS2, verification that
+catches a flipped value, and the reference's input errors."""
+import re
+import struct
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import IOKERNELS, assert_all_ranks_fail, iok, load_json
+
+NAMES = [f"pressure_wave_test.{k}.000E{'+00' if k == 0 else '-06'}.field" for k in range(5)]
+
+
+def s3d_backends():
+    out = subprocess.run([str(IOKERNELS), "s3d", "--help"], capture_output=True, text=True).stdout
+    m = re.search(r"I/O library \(backend\): (.*)", out)
+    return {n.strip() for n in m.group(1).split(",")} if m else set()
+
+
+def report_value(stdout, label):
+    """The value of a report line '  Label .... = value'."""
+    m = re.search(rf"^  {re.escape(label)}\s+= (.*)$", stdout, re.M)
+    assert m, f"no line {label!r} in:\n{stdout}"
+    return m.group(1)
+
+
+def flat_index(shape, idx):
+    return int(np.ravel_multi_index(idx, shape))
+
+
+# ---------------------------------------------------------------- PnetCDF, README case
+
+@pytest.fixture(scope="module")
+def readme_case(tmp_path_factory):
+    """100^3 on 8 ranks: a first run leaves checkpoint 0, then the reference
+    form (blocking, restart T) reads it back and writes 5 checkpoints."""
+    if "pnetcdf" not in s3d_backends():
+        pytest.skip("pnetcdf backend not built")
+    d = tmp_path_factory.mktemp("s3d_readme")
+    iok(8, "s3d", "--grid", "100,100,100", "--procs", "2,2,2", "-c", "1", "--keep", "-o", d, "-q")
+    js = d / "result.json"
+    run = iok(8, "s3d", "100", "100", "100", "2", "2", "2", "0", "T", d, "--json", js)
+    return d, run, load_json(js)
+
+
+def test_readme_amounts_and_calls(readme_case):
+    _, run, js = readme_case
+    out = run.stdout
+    assert report_value(out, "Total write amount") == "0.60 GiB (640,000,000 bytes)"
+    assert report_value(out, "Total read amount") == "0.12 GiB (128,000,000 bytes)"
+    assert report_value(out, "Total I/O amount") == "0.72 GiB (768,000,000 bytes)"
+    assert report_value(out, "No. write calls") == "20 per process"
+    assert report_value(out, "No. read calls") == "4 per process"
+    assert report_value(out, "I/O method") == "blocking APIs (pnetcdf api=blocking)"
+    assert report_value(out, "Run with restart").startswith("True (read and verified")
+    assert report_value(out, "Global array size") == "100 x 100 x 100"
+    assert report_value(out, "Local array size") == "50 x 50 x 50"
+    assert report_value(out, "File striping count") == "0"  # a local file system reports none
+    assert report_value(out, "Verification").startswith("passed: 5 checkpoint(s)")
+    # the final lines are the reference's totals
+    assert out.rstrip().splitlines()[-1].startswith("  I/O bandwidth")
+    s = js["summary"]
+    assert s["bytes"]["write"] == 640_000_000 and s["bytes"]["read"] == 128_000_000
+    assert s["calls_per_process"] == {"write": 20, "read": 4}
+    assert s["restart_read"] is True
+    t = s["seconds"]
+    assert t["total"] == pytest.approx(t["open"] + t["read"] + t["write"] + t["close"])
+    assert t["read"] > 0 and t["write"] > 0
+    assert s["bandwidth_mib_s"]["io"] == pytest.approx(768_000_000 / 2**20 / t["total"])
+    roles = [f["role"] for f in js["files"]]
+    assert roles == ["restart"] + ["checkpoint"] * 5 + ["verify"] * 5
+    assert js["params"]["method"] == "blocking" and js["params"]["reference_form"] is True
+    assert js["manifest"]["mpiio_hints"]["nc_in_place_swap"] == "enable"
+
+
+def test_readme_files_names_sizes_headers(readme_case):
+    d, _, _ = readme_case
+    files = sorted(p.name for p in d.glob("pressure_wave_test.*"))
+    assert files == [n + ".nc" for n in NAMES]  # the reference form keeps its files
+    n = 100 ** 3
+    for k, name in enumerate(NAMES):
+        path = d / (name + ".nc")
+        assert path.stat().st_size == 1024 + 128 * n, name
+        hdr = subprocess.run(["ncmpidump", "-h", str(path)], capture_output=True, text=True, check=True).stdout
+        assert "// file format: CDF-5 (big variables)" in hdr
+        dims = re.findall(r"^\t(\w+) = (\d+) ;", hdr, re.M)
+        assert dims == [("x", "100"), ("y", "100"), ("z", "100"), ("nsc", "11"), ("three", "3")]
+        assert re.findall(r"^\tdouble (.*) ;", hdr, re.M) == [
+            "yspecies(nsc, z, y, x)", "u(three, z, y, x)", "pressure(z, y, x)", "temp(z, y, x)"]
+        attrs = dict(re.findall(r"^\t\t:(\w+) = (.*) ;", hdr, re.M))
+        assert float(attrs["time"]) == pytest.approx(k * 0.076988811077757)
+        assert float(attrs["tstep"]) == (0.0 if k == 0 else pytest.approx(0.076988811077757))
+        assert float(attrs["time_save"]) == 100000.0
+
+
+def test_restart_detects_flipped_value(readme_case):
+    """Corrupt one element of checkpoint 0; the restart read names it."""
+    netCDF4 = pytest.importorskip("netCDF4")
+    d, _, _ = readme_case
+    path = d / (NAMES[0] + ".nc")
+    with netCDF4.Dataset(path, "r+") as nc:
+        v = nc["yspecies"]
+        v[3, 10, 20, 30] = v[3, 10, 20, 30] + 1.5
+    p = iok(8, "s3d", "--grid", "100,100,100", "--procs", "2,2,2", "--restart", "-c", "1", "-o", d,
+            check=False)
+    elem = flat_index((11, 100, 100, 100), (3, 10, 20, 30))
+    assert_all_ranks_fail(p, "restart file", "failed verification", "1 element(s) differ",
+                          f"variable yspecies, record 0, element {elem}")
+    # x=30 < 50, y=20 < 50, z=10 < 50: rank 0 owns it
+    assert "on rank 0" in p.stderr
+
+
+# ---------------------------------------------------------------- other libraries
+
+def corrupt(backend, path, var, idx, shape):
+    """Changes one element of `var` in a written checkpoint, with the library's python module."""
+    if backend == "hdf5":
+        h5py = pytest.importorskip("h5py")
+        with h5py.File(path, "r+") as f:
+            f[var][idx] = f[var][idx] + 1.5
+    elif backend == "netcdf4":
+        netCDF4 = pytest.importorskip("netCDF4")
+        with netCDF4.Dataset(path, "r+") as nc:
+            nc[var][idx] = nc[var][idx] + 1.5
+    else:  # adios: BP files are not updatable; flip the value's bytes in the data file
+        adios2 = pytest.importorskip("adios2")
+        with adios2.FileReader(str(path)) as f:
+            value = f.read(var)[idx]
+        raw = struct.pack("<d", value)
+        data = path / "data.0"
+        blob = bytearray(data.read_bytes())
+        hits = blob.count(raw)
+        assert hits >= 1
+        at = blob.find(raw)
+        blob[at:at + 8] = struct.pack("<d", value + 1.5)
+        data.write_bytes(bytes(blob))
+
+
+def check_layout(backend, path, g):
+    """The four arrays with the reference's shapes, read by the library's python module."""
+    shapes = {"yspecies": (11, g, g, g), "u": (3, g, g, g), "pressure": (g, g, g), "temp": (g, g, g)}
+    if backend == "hdf5":
+        import h5py
+        with h5py.File(path, "r") as f:
+            assert {k: f[k].shape for k in shapes} == shapes
+            assert f.attrs["time_save"] == 100000.0
+    elif backend == "netcdf4":
+        import netCDF4
+        with netCDF4.Dataset(path) as nc:
+            assert list(nc.dimensions) == ["x", "y", "z", "nsc", "three"]
+            assert {k: nc[k].shape for k in shapes} == shapes
+            assert nc.getncattr("time_save") == 100000.0
+    else:
+        import adios2
+        with adios2.FileReader(str(path)) as f:
+            for k, s in shapes.items():
+                assert f.read(k).shape == s
+
+
+@pytest.mark.parametrize("backend", ["hdf5", "netcdf4", "adios"])
+def test_other_backends(backend, tmp_path):
+    if backend not in s3d_backends():
+        pytest.skip(f"backend {backend} not built (not in `iokernels s3d --help`)")
+    g = 20
+    js = tmp_path / "r.json"
+    run = iok(4, "s3d", "-a", backend, "--grid", f"{g},{g},{g}", "--procs", "2,2,1", "-c", "3", "--keep",
+              "-o", tmp_path, "--json", js)
+    out = run.stdout
+    assert report_value(out, "No. write calls") == "12 per process"
+    assert report_value(out, "Total write amount") == f"0.00 GiB ({3 * 128 * g ** 3:,} bytes)"
+    assert report_value(out, "Verification").startswith("passed: 3 checkpoint(s)")
+    s = load_json(js)["summary"]
+    assert s["bytes"]["write"] == 3 * 128 * g ** 3
+    ext = {"hdf5": ".h5", "netcdf4": ".nc", "adios": ".bp"}[backend]
+    files = sorted(p.name for p in tmp_path.glob("pressure_wave_test.*"))
+    assert files == [n + ext for n in NAMES[:3]]
+    ck0 = tmp_path / (NAMES[0] + ext)
+    check_layout(backend, ck0, g)
+
+    # Negative: a changed element fails the restart read, naming it.
+    corrupt(backend, ck0, "temp", (5, 6, 7), (g, g, g))
+    p = iok(4, "s3d", "-a", backend, "--grid", f"{g},{g},{g}", "--procs", "2,2,1", "--restart", "-c", "1",
+            "-o", tmp_path, check=False)
+    assert_all_ranks_fail(p, "restart file", "failed verification", "variable temp")
+    if backend != "adios":  # adios: the flipped bytes may be another element of equal value
+        assert f"element {flat_index((g, g, g), (5, 6, 7))}" in p.stderr
+
+
+def test_nonblocking_default_and_missing_restart_file(tmp_path):
+    if "pnetcdf" not in s3d_backends():
+        pytest.skip("pnetcdf backend not built")
+    run = iok(4, "s3d", "--local", "8,8,8", "--restart", "-c", "2", "-o", tmp_path)
+    out = run.stdout
+    assert "not found; continuing without the restart read" in out
+    assert report_value(out, "I/O method") == "nonblocking APIs (pnetcdf api=varn)"
+    assert report_value(out, "No. read calls") == "0 per process"
+    assert report_value(out, "No. write calls") == "8 per process"
+    assert report_value(out, "Verification").startswith("passed: 2 checkpoint(s)")
+    # named form without --keep: the run removes what it created
+    assert not list(tmp_path.glob("pressure_wave_test.*"))
+
+
+# ---------------------------------------------------------------- input errors
+
+def test_error_grid_not_divisible(tmp_path):
+    p = iok(4, "s3d", "--grid", "10,12,12", "--procs", "4,1,1", "-o", tmp_path, check=False)
+    assert_all_ranks_fail(p, "global grid size along X (10) is not divisible", "(4)")
+
+
+def test_error_process_grid_not_rank_count(tmp_path):
+    p = iok(4, "s3d", "16", "16", "16", "2", "2", "2", "1", "F", tmp_path, check=False)
+    assert_all_ranks_fail(p, "process grid 2 x 2 x 2 = 8 processes, but the job has 4", "mpiexec -n 8")
+
+
+def test_error_missing_directory(tmp_path):
+    missing = tmp_path / "no" / "such"
+    p = iok(4, "s3d", "--local", "4,4,4", "-o", missing, check=False)
+    assert_all_ranks_fail(p, f"output directory {missing} does not exist", "mkdir -p")
+
+
+def test_error_reference_argument_count(tmp_path):
+    p = iok(4, "s3d", "16", "16", "16", "2", "2", check=False)
+    assert_all_ranks_fail(p, "the reference form takes exactly 9 arguments, got 5",
+                          "nx_g ny_g nz_g npx npy npz method restart dir_path")
