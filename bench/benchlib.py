@@ -173,7 +173,7 @@ class Bench:
         spec = suite.RunSpec(index=self.count, case=label, kernel=kernel, ranks=ranks or self.ranks,
                              backend=backend, strategy=strategy, io_layer=layer, matrix={}, env=dict(env or {}),
                              repeat=0, args=args, launcher=self.launcher, timeout=self.timeout,
-                             strategy_flag=strategy_flag)
+                             strategy_flag=strategy_flag, title=label)
         spec.total = "?"
         spec.run_id = "-".join([f"{self.count:03d}", suite.slug(label)] + ([layer] if layer else []) +
                                [f"{spec.ranks}p"])
@@ -225,7 +225,9 @@ class Bench:
 
 
 def main_guard(fn):
-    """Runs fn(), turning UsageError into one clear message and exit 2."""
+    """Runs fn(), turning UsageError into one clear message and exit 2
+    (SIGTERM ends the running launch too)."""
+    launch.exit_on_sigterm()
     try:
         sys.exit(fn())
     except UsageError as e:

@@ -115,6 +115,7 @@ def parser():
 
 def main(argv=None):
     a = parser().parse_args(argv)
+    launch.exit_on_sigterm()
     try:
         return a.func(a)
     except UsageError as e:

@@ -16,6 +16,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -23,6 +24,11 @@ from . import paths, results
 from .errors import UsageError
 
 STDERR_TAIL_LINES = 40
+
+
+def exit_on_sigterm():
+    """SIGTERM becomes SystemExit, so a running launch is killed on the way out."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
 
 def utc_now():
@@ -104,6 +110,12 @@ def execute(argv, cwd, extra_env, timeout, stdout_path, stderr_path):
             p.wait()
             err.write(f"\niokernels run: killed after the {timeout:g} s time limit\n")
             rc = None
+        except BaseException:
+            # interrupted (Ctrl-C, SIGTERM via exit_on_sigterm): the run lives
+            # in its own session, so take its launcher and ranks down with us
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+            raise
     return rc, time.monotonic() - t0
 
 

@@ -130,7 +130,8 @@ def rows(doc):
 
 
 def _stat_total(b):
-    return b.get("total") if isinstance(b, dict) else b
+    v = b.get("total") if isinstance(b, dict) else b
+    return int(v) if isinstance(v, float) and v.is_integer() else v   # sums come as doubles
 
 
 def headline(doc):

@@ -92,6 +92,7 @@ class RunSpec:
     backend_flag: str = "-a"
     strategy_flag: str = "-x"
     varying: tuple = ()             # matrix/env names with several values (they tell runs apart)
+    title: str = ""                 # replaces kernel/case/backend/strategy in label() (bench scripts)
     run_id: str = ""
     total: int = 0
 
@@ -106,10 +107,11 @@ class RunSpec:
 
     def label(self):
         """The progress line's description: kernel case backend strategy ranks."""
-        parts = [self.kernel]
-        if self.case != self.kernel:
+        parts = [self.title] if self.title else [self.kernel]
+        if not self.title and self.case != self.kernel:
             parts.append(self.case)
-        parts += [p for p in (self.backend, self.strategy) if p]
+        if not self.title:
+            parts += [p for p in (self.backend, self.strategy) if p]
         if self.io_layer:
             parts.append(self.io_layer)
         parts += [f"{k}={v}" for k, v in self.axes().items()]

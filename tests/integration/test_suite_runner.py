@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -414,3 +415,83 @@ def test_benchlib_runs_beside_raw_and_prints_ratios(tmp_path, capsys):
     cmds = [json.loads((tmp_path / "res" / r["result"]).read_text())["suite_run"]["command"] for r in index["runs"]]
     assert cmds[0][cmds[0].index("-o") + 1] == cmds[1][cmds[1].index("-o") + 1] == f"{tmp_path / 'res' / 'data'}/raw.dat"
     assert not (tmp_path / "res" / "data").exists()                   # cleaned up after
+
+
+def test_bench_e3sm_script(tmp_path, e3sm_maps):
+    """bench/e3sm.py end to end (F case, 16 ranks, 1 record, ROMIO, two
+    libraries): headline table with ratios to raw of the same bytes, the
+    prepare fraction, the cross-library table, everything stored."""
+    if not e3sm_available():
+        pytest.skip("`iokernels e3sm` is not in this build yet")
+    env = dict(os.environ, IOK_BUILD_DIR=str(BUILD_DIR))
+    p = subprocess.Popen([sys.executable, str(SOURCE_DIR / "bench" / "e3sm.py"), "--ranks", "16", "--records", "1",
+                          "--io-layer", "romio", "--libraries", "pnetcdf canonical,pnetcdf vard",
+                          "--results", str(tmp_path / "res")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, env=env)
+    try:
+        stdout, stderr = p.communicate(timeout=900)
+    except subprocess.TimeoutExpired:
+        p.terminate()                   # benchlib kills its running launch on SIGTERM
+        stdout, stderr = p.communicate()
+        pytest.fail(f"bench/e3sm.py took over 900 s\n{stdout}\n{stderr}")
+    assert p.returncode == 0, stdout + stderr
+    out = stdout
+    index = json.loads((tmp_path / "res" / "index.json").read_text())
+    runs = {r["id"]: r for r in index["runs"]}
+    e3sm_id = next(i for i in runs if "pnetcdf_canonical" in i)
+    raw_id = next(i for i in runs if "raw_write" in i)
+    doc = json.loads((tmp_path / "res" / f"{e3sm_id}.json").read_text())
+    raw = json.loads((tmp_path / "res" / f"{raw_id}.json").read_text())
+    written = sum(f["bytes"]["total"] for f in doc["files"] if f["mode"] == "write")
+    assert raw["summary"]["bytes"] == written > 0                     # raw wrote the same bytes
+    assert doc["manifest"]["mpiio_layer"] == raw["manifest"]["mpiio_layer"] == "ROMIO"
+    assert [f["label"] for f in doc["files"]] == ["h0", "h1"]
+    head = next(line for line in out.splitlines() if line.startswith("e3sm F pnetcdf canonical  ROMIO"))
+    secs = sum(f["seconds"]["end_to_end"]["max"] for f in doc["files"] if f["mode"] == "write")
+    assert head.split()[7] == f"{secs / raw['summary']['write_seconds']:.2f}"
+    frac = doc["summary"]["prepare_fraction_of_write"]
+    assert f"= {100 * frac:.2f} % of the write time" in out
+    assert "E3SM F case on every library" in out and "e3sm F pnetcdf vard  ROMIO" in out
+    vard = json.loads((tmp_path / "res" / f"{next(i for i in runs if 'vard' in i)}.json").read_text())
+    assert "api=vard" in vard["suite_run"]["command"]
+    assert sorted(r["status"] for r in runs.values()) == ["ok"] * 3   # pnetcdf, raw (shared), vard
+
+
+def test_timeout_and_sigterm_kill_the_whole_launch(tmp_path):
+    """A run over its time limit is killed with its process group and recorded
+    as a timeout; SIGTERM to the runner takes the running launch down too."""
+    s = write(tmp_path / "t.toml", f"""
+[suite]
+launcher = ["bash", "-c", "echo started; sleep 60 # {{ranks}}", "x"]
+[[case]]
+name = "slow"
+kernel = "raw_write"
+timeout = 1
+[[case]]
+name = "next"
+kernel = "raw_write"
+launcher = "mpiexec"
+args = ["-n", "1000"]
+""")
+    p = cli("run", s, "--results", tmp_path / "res")
+    assert p.returncode == 1
+    assert p.stdout.splitlines()[1] == "[1/2] raw_write slow 1 ranks ... timed out: iokernels run: killed after the 1 s time limit"
+    assert p.stdout.splitlines()[2].startswith("[2/2] raw_write next 1 ranks ... ")
+    doc = json.loads((tmp_path / "res" / "001-slow-1p-r1.json").read_text())
+    assert doc["suite_run"]["status"] == "timeout" and doc["suite_run"]["returncode"] is None
+    assert (tmp_path / "res" / "logs" / "001-slow-1p-r1.stdout").read_text() == "started\n"
+
+    env = dict(os.environ, PYTHONPATH=str(SOURCE_DIR / "python"), IOK_BUILD_DIR=str(BUILD_DIR))
+    marker = f"sleep 60 # {tmp_path}"
+    write(tmp_path / "u.toml", f'[suite]\nlauncher = ["bash", "-c", "{marker} {{ranks}}", "x"]\n'
+                               '[[case]]\nkernel = "raw_write"\n')
+    runner = subprocess.Popen([sys.executable, "-m", "iokernels", "run", str(tmp_path / "u.toml"),
+                               "--results", str(tmp_path / "res2")], env=env, stdout=subprocess.PIPE, text=True)
+    assert runner.stdout.readline().startswith("suite u: 1 runs")
+    for _ in range(100):                    # wait until the launch is running
+        if subprocess.run(["pgrep", "-f", marker], capture_output=True).returncode == 0:
+            break
+        time.sleep(0.1)
+    runner.terminate()
+    assert runner.wait(timeout=30) == 143
+    assert subprocess.run(["pgrep", "-f", marker], capture_output=True).returncode == 1   # no orphan left
