@@ -41,6 +41,7 @@ struct Options {
     int model_arrays = 250;
     bool dry_run = false;
     bool verify = true;
+    bool read_only = false;
 };
 
 // Rank 0 reads a text file; every rank gets its contents (or the same error).
@@ -144,6 +145,9 @@ void run(int argc, char** argv, MPI_Comm comm) {
     app.add_flag("--dry-run", o.dry_run, "print the files, records and byte totals of the plan; do no I/O")
         ->capture_default_str();
     app.add_flag("!--no-verify", o.verify, "skip reading the files back")->capture_default_str();
+    app.add_flag("--read-only", o.read_only,
+                 "write nothing: read and verify the files an earlier run (with --keep) wrote")
+        ->capture_default_str();
 
     int code = 0;
     bool done = false;
@@ -250,7 +254,12 @@ void run(int argc, char** argv, MPI_Comm comm) {
     }
 
     OutputFiles outputs(comm, common.keep, common.overwrite);
-    for (const auto& path : distinct) outputs.claim(path);  // stale files are refused, never written into
+    if (o.read_only) {
+        if (!o.verify) collective_step(comm, [&] { throw Error("--read-only with --no-verify does nothing", "drop one of them"); });
+        for (const auto& path : distinct) outputs.require_readable(path);
+    } else {
+        for (const auto& path : distinct) outputs.claim(path);  // stale files are refused, never written into
+    }
 
     ModelMemory model;
     if (o.model_memory) model = ModelMemory(grid, o.model_arrays);
@@ -283,6 +292,7 @@ void run(int argc, char** argv, MPI_Comm comm) {
     };
 
     for (const Dump& d : plan.dumps) {
+        if (o.read_only) break;
         MPI_Barrier(comm);
         double t0 = MPI_Wtime();
         if (o.model_memory) model.compute(rank, d.index);
@@ -328,7 +338,8 @@ void run(int argc, char** argv, MPI_Comm comm) {
             std::unique_ptr<Backend> be;
             collective_step(comm, [&] { be = make_backend(common.backend, cfg); });
             Runner runner(comm, *be, ropt);
-            FileOutcome r = runner.read(f.plan, f.path);
+            const FilePlan rplan = f.read_plan();
+            FileOutcome r = runner.read(rplan, f.path);
             if (rank == 0) {
                 read_bytes += static_cast<std::uint64_t>(r.json["bytes"]["total"].get<double>());
                 api.add(r.json, nprocs);

@@ -109,11 +109,14 @@ public:
         plan_.spec.vars.push_back(v);
         std::vector<std::uint64_t> shape = plan_.spec.fixed_shape(plan_.spec.vars.back());
         plan_.selection.push_back(data ? selection(s, shape) : std::make_shared<Selection>(shape));
+        if (!data) attribute_only_.push_back(static_cast<int>(plan_.spec.vars.size()) - 1);
         if (data) {
             std::uint64_t n = plan_.spec.fixed_elements(plan_.spec.vars.back()) * dtype_size(v.type);
             (s.record ? record_bytes_ : fixed_bytes_) += n;
         }
     }
+
+    std::vector<int> attribute_only() const { return attribute_only_; }
 
     FilePlan take(int nrecords, std::uint64_t* data_bytes) {
         plan_.nrecords = nrecords;
@@ -183,6 +186,7 @@ private:
     FilePlan plan_;
     std::map<std::string, SelectionPtr> cache_;
     std::uint64_t fixed_bytes_ = 0, record_bytes_ = 0;
+    std::vector<int> attribute_only_;
 };
 
 bool multiple_of(double t, double f) {
@@ -203,6 +207,21 @@ void add_grid_vars(SpecBuilder& b, const Description& desc, bool physics) {
 }
 
 }  // namespace
+
+FilePlan OutputFile::read_plan() const {
+    FilePlan r = plan;
+    if (attribute_only.empty()) return r;
+    // Keep every variable in the spec (layouts such as MPI-IO's raw file
+    // depend on all of them) but leave the attribute-only ones out of the
+    // access order, so no get() asks a library for data it never stored.
+    r.order.clear();
+    for (int v = 0; v < static_cast<int>(plan.spec.vars.size()); ++v) {
+        bool skip = false;
+        for (int a : attribute_only) skip = skip || a == v;
+        if (!skip) r.order.push_back(v);
+    }
+    return r;
+}
 
 bool has_data(const Descriptor& d, bool physics) {
     if (d.no_data) return false;
@@ -269,6 +288,7 @@ RunPlan build_run_plan(const RunParams& p, const GridParams& g, const Descriptio
         SpecBuilder b(g, rank);
         add_grid_vars(b, desc, p.physics);
         OutputFile f;
+        f.attribute_only = b.attribute_only();
         f.kind = FileKind::Grid;
         f.path = dir + p.sep_grid + ext;
         f.plan = b.take(0, &f.data_bytes);
@@ -300,6 +320,7 @@ RunPlan build_run_plan(const RunParams& p, const GridParams& g, const Descriptio
             }
             if (p.grid_option == GridOption::AllFiles) add_grid_vars(b, desc, p.physics);
             OutputFile f;
+            f.attribute_only = b.attribute_only();
             f.kind = FileKind::History;
             f.group = static_cast<int>(gi);
             f.path = dir + grp.prefix + time_stamp(hist[first]->seconds) + ext;
@@ -323,7 +344,10 @@ RunPlan build_run_plan(const RunParams& p, const GridParams& g, const Descriptio
             }
         OutputFile f;
         f.kind = FileKind::Restart;
-        f.path = dir + p.restart_output + (p.restart_overwrite ? "" : time_stamp(d->seconds)) + ext;
+        // restart_overwrite: one file, rewritten at each restart dump, named as given
+        const std::string& r = p.restart_output;
+        const bool has_ext = r.size() >= ext.size() && r.compare(r.size() - ext.size(), ext.size(), ext) == 0;
+        f.path = dir + r + (p.restart_overwrite ? (has_ext ? "" : ext) : time_stamp(d->seconds) + ext);
         f.plan = b.take(1, &f.data_bytes);
         f.plan.spec.label = "restart" + time_stamp(d->seconds);
         add_globals(f.plan.spec, desc);

@@ -41,6 +41,11 @@ struct OutputFile {
     int group = -1;              // fcfg group (history files)
     std::uint64_t data_bytes = 0;  // all ranks, all records
     std::vector<std::string> no_data;  // fields of the group the model has no data for
+    std::vector<int> attribute_only;   // variables defined but never written ("grid")
+
+    // The plan to read the file back: attribute-only variables are not read,
+    // as some libraries (ADIOS2) never store a variable no rank wrote.
+    FilePlan read_plan() const;
 };
 
 struct RunPlan {
