@@ -59,8 +59,9 @@ nlohmann::json stat_json(const Stat& s) {
 class FileRun {
 public:
     FileRun(MPI_Comm comm, Backend& be, const RunOptions& opt, const FilePlan& plan, bool writing)
-        : comm_(comm), be_(be), opt_(opt), plan_(plan), writing_(writing), timer_(comm),
-          none_(std::vector<std::uint64_t>{}) {
+        : comm_(comm), be_(be), opt_(opt), plan_(plan), writing_(writing), timer_(comm) {
+        // "accesses nothing" must still have the variable's shape: backends check it
+        for (const VarSpec& v : plan.spec.vars) empty_.emplace_back(plan.spec.fixed_shape(v));
         MPI_Comm_rank(comm, &rank_);
         MPI_Comm_size(comm, &size_);
     }
@@ -83,7 +84,7 @@ private:
     const FilePlan& plan_;
     bool writing_;
     PhaseTimer timer_;
-    Selection none_;
+    std::vector<Selection> empty_;  // per variable: selects nothing, right shape
     int rank_ = 0, size_ = 1;
     std::uint64_t bytes_ = 0, calls_ = 0, flushes_ = 0;
     std::uint64_t mismatches_ = 0;
@@ -95,11 +96,11 @@ std::vector<Request> FileRun::requests_for(int first_rec, int last_rec, bool wit
     const FileSpec& spec = plan_.spec;
     std::vector<Request> reqs;
     auto add = [&](int v, std::int64_t rec) {
-        const Selection& s = selection_of(plan_.selection, static_cast<std::size_t>(v), none_);
+        const Selection& s = selection_of(plan_.selection, static_cast<std::size_t>(v), empty_[static_cast<std::size_t>(v)]);
         const std::size_t esz = dtype_size(spec.vars[static_cast<std::size_t>(v)].type);
         reqs.push_back({v, rec, false, &s, arena.reserve(s.elements() * esz)});
         if (opt_.fill_mode && !plan_.fill_selection.empty()) {
-            const Selection& f = selection_of(plan_.fill_selection, static_cast<std::size_t>(v), none_);
+            const Selection& f = selection_of(plan_.fill_selection, static_cast<std::size_t>(v), empty_[static_cast<std::size_t>(v)]);
             reqs.push_back({v, rec, true, &f, arena.reserve(f.elements() * esz)});
         }
     };

@@ -78,7 +78,8 @@ void run(int argc, char** argv, MPI_Comm world) {
     // Prepare: read the map, pick the case, build this rank's plans.
     MPI_Barrier(world);
     double t_prepare = MPI_Wtime();
-    DecompMap map = read_decomp_map_collective(o.map_path, world);
+    DecompMap map;
+    collective_step(world, [&] { map = read_decomp_map_collective(o.map_path, world); });
     CaseOptions copt;
     copt.float_vars = o.use_float;
     std::string case_label;
@@ -161,11 +162,11 @@ void run(int argc, char** argv, MPI_Comm world) {
     // Claim every output first, on all ranks (OutputFiles is collective over
     // the world communicator; the I/O below runs on the I/O ranks only).
     std::vector<std::string> out_paths;
-    for (const auto& s : specs) out_paths.push_back(o.output.empty() ? "" : history_path(o.output, s.label, specs.size()));
+    for (const auto& s : specs) out_paths.push_back(o.output.empty() ? "" : history_path(o.output, s.label, all_files.size()));
     for (const auto& p : out_paths)
         if (!p.empty()) files.claim(p);
     for (const auto& s : specs)
-        if (!o.input.empty()) files.require_readable(history_path(o.input, s.label, specs.size()));
+        if (!o.input.empty()) files.require_readable(history_path(o.input, s.label, all_files.size()));
 
     if (io_rank) {
         Runner runner(io, *backend, ro);
@@ -183,7 +184,7 @@ void run(int argc, char** argv, MPI_Comm world) {
                 t.print();
             }
             if (!o.input.empty()) {
-                auto out = runner.read(p, history_path(o.input, p.spec.label, specs.size()));
+                auto out = runner.read(p, history_path(o.input, p.spec.label, all_files.size()));
                 take(out);
             }
             if (!o.output.empty()) {
