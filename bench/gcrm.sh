@@ -28,17 +28,7 @@ print(int(s["write_bytes"]), s["write_bandwidth_mib_s"], s["memory_bytes"]["max"
 PY
 }
 
-printf "%-26s %-26s %14s %10s %8s %12s\n" config iotype bytes MiB/s ratio "rss max/min"
-for fcfg in ZGrd.CP.lyr.fcfg.one ZGrd.CP.lyr.fcfg; do
-    for io in nonblocking_collective nonblocking_independent blocking_collective blocking_independent; do
-        dir="$OUT/run"; rm -rf "$dir"; mkdir -p "$dir"
-        js="$OUT/gcrm_${fcfg}_${io}.json"
-        mpiexec --oversubscribe -n "$NP" "$IOK" gcrm "$IN/zgrd.in.r6" --level "$LEVEL" --fcfg "$IN/$fcfg" \
-            --iotype "$io" -a "$BACKEND" -o "$dir" --no-verify -q --json "$js" "${extra[@]}" > "$OUT/gcrm_${fcfg}_${io}.txt"
-        read -r bytes bw rmax rmin < <(summary "$js")
-        # the ceiling: one contiguous collective MPI-IO write of the same bytes
-        rm -rf "$dir"; mkdir -p "$dir"
-        raw=$(mpiexec --oversubscribe -n "$NP" python3 - "$dir/raw.bin" "$bytes" <<'PY'
+cat > "$OUT/raw_write.py" <<'PY'
 import sys
 import numpy as np
 from mpi4py import MPI
@@ -55,7 +45,18 @@ t = comm.allreduce(MPI.Wtime() - t0, op=MPI.MAX)
 if comm.rank == 0:
     print(total / 2**20 / t)
 PY
-)
+
+printf "%-26s %-26s %14s %10s %8s %12s\n" config iotype bytes MiB/s ratio "rss max/min"
+for fcfg in ZGrd.CP.lyr.fcfg.one ZGrd.CP.lyr.fcfg; do
+    for io in nonblocking_collective nonblocking_independent blocking_collective blocking_independent; do
+        dir="$OUT/run"; rm -rf "$dir"; mkdir -p "$dir"
+        js="$OUT/gcrm_${fcfg}_${io}.json"
+        mpiexec --oversubscribe -n "$NP" "$IOK" gcrm "$IN/zgrd.in.r6" --level "$LEVEL" --fcfg "$IN/$fcfg" \
+            --iotype "$io" -a "$BACKEND" -o "$dir" --no-verify -q --json "$js" "${extra[@]}" > "$OUT/gcrm_${fcfg}_${io}.txt"
+        read -r bytes bw rmax rmin < <(summary "$js")
+        # the ceiling: one contiguous collective MPI-IO write of the same bytes
+        rm -rf "$dir"; mkdir -p "$dir"
+        raw=$(mpiexec --oversubscribe -n "$NP" python3 "$OUT/raw_write.py" "$dir/raw.bin" "$bytes")
         rm -rf "$dir"
         ratio=$(python3 -c "print(f'{$bw/$raw:.3f}')")
         printf "%-26s %-26s %14s %10.1f %8s %6.0f/%-6.0f (raw %.1f MiB/s)\n" "$fcfg" "$io" "$bytes" "$bw" "$ratio" "$rmax" "$rmin" "$raw"
