@@ -16,10 +16,9 @@ public:
     std::string name() const override { return "hdf5"; }
 
     void put(int var, const Selection& sel, std::int64_t record, const void* buf) override {
-        const bool rec = spec_.vars.at(var).is_record(spec_);
-        auto dims = extent_for(var, record, true);
+        Target tg = target(var, record, true);
         const std::string what = var_what(var);
-        h5::Transfer t = transfers_.get(dims, sel, rec ? record : -1, what);
+        h5::Transfer t = transfers_.get(tg.dims, sel, tg.record, what);
         const DType type = spec_.vars[var].type;
         const void* data = buf;
         std::vector<char> staged;
@@ -29,7 +28,7 @@ public:
             data = staged.data();
         }
         static const char dummy = 0;  // HDF5 rejects a null buffer even for empty selections
-        h5::check(H5Dwrite(dsets_[var], h5::mem_type(type), *t.mem_space, *t.file_space, dxpl_,
+        h5::check(H5Dwrite(tg.dset, tg.mem_type, *t.mem_space, *t.file_space, dxpl_,
                            data ? data : &dummy),
                   "writing " + what, "see the HDF5 message; with many ranks check the file system quota");
         stats_.bytes_put += t.elements * dtype_size(type);
@@ -37,10 +36,9 @@ public:
     }
 
     void get(int var, const Selection& sel, std::int64_t record, void* buf) override {
-        const bool rec = spec_.vars.at(var).is_record(spec_);
-        auto dims = extent_for(var, record, false);
+        Target tg = target(var, record, false);
         const std::string what = var_what(var);
-        h5::Transfer t = transfers_.get(dims, sel, rec ? record : -1, what);
+        h5::Transfer t = transfers_.get(tg.dims, sel, tg.record, what);
         const DType type = spec_.vars[var].type;
         std::vector<char> staged;
         void* data = buf;
@@ -49,7 +47,7 @@ public:
             data = staged.data();
         }
         char dummy = 0;
-        h5::check(H5Dread(dsets_[var], h5::mem_type(type), *t.mem_space, *t.file_space, dxpl_,
+        h5::check(H5Dread(tg.dset, tg.mem_type, *t.mem_space, *t.file_space, dxpl_,
                           data ? data : &dummy),
                   "reading " + what, "check the file was written completely (h5dump -H)");
         if (t.permuted()) h5::scatter(t, dtype_size(type), staged.data(), buf);

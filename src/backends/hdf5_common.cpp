@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 
 #include "core/error.hpp"
 
@@ -295,8 +296,36 @@ Handle Hdf5Base::make_fapl(MPI_Comm comm) const {
     Handle fapl(check(H5Pcreate(H5P_FILE_ACCESS), "H5Pcreate(fapl)"), H5Pclose);
     check(H5Pset_fapl_mpio(fapl, comm, cfg_.hints), "H5Pset_fapl_mpio");
     // Metadata reads by one rank and broadcast; metadata writes collective.
-    check(H5Pset_all_coll_metadata_ops(fapl, true), "H5Pset_all_coll_metadata_ops");
-    check(H5Pset_coll_metadata_write(fapl, true), "H5Pset_coll_metadata_write");
+    // hdf5.collective_metadata=0 turns this off (h5bench's COLLECTIVE_METADATA=NO).
+    const bool coll_md = cfg_.param("hdf5.collective_metadata", "1") != "0";
+    check(H5Pset_all_coll_metadata_ops(fapl, coll_md), "H5Pset_all_coll_metadata_ops");
+    check(H5Pset_coll_metadata_write(fapl, coll_md), "H5Pset_coll_metadata_write");
+    if (spec_.align_bytes > 0)
+        check(H5Pset_alignment(fapl, spec_.align_threshold, spec_.align_bytes), "H5Pset_alignment");
+    if (cfg_.param("hdf5.subfiling", "0") == "1") {
+#ifdef H5_HAVE_SUBFILING_VFD
+        check(H5Pset_fapl_subfiling(fapl, nullptr), "H5Pset_fapl_subfiling");
+#else
+        throw Error("HDF5 subfiling requested, but this HDF5 (" + library_version() +
+                        ") was built without the subfiling VFD (H5_HAVE_SUBFILING_VFD is not defined)",
+                    "use an HDF5 >= 1.14 configured with -DHDF5_ENABLE_SUBFILING_VFD=ON, or run without subfiling");
+#endif
+    }
+    if (cfg_.param("hdf5.async", "0") == "1") {
+        // The asynchronous VOL connector is a plugin (hdf5-vol-async); HDF5
+        // loads it by name from HDF5_PLUGIN_PATH.
+        hid_t vol = H5VLregister_connector_by_name("async", H5P_DEFAULT);
+        if (vol < 0) {
+            const std::string why = error_stack();
+            throw Error("HDF5 asynchronous I/O requested, but the async VOL connector could not be loaded (" +
+                            why + ")",
+                        "install hdf5-vol-async, set HDF5_PLUGIN_PATH to the directory of libh5async.so "
+                        "(it needs MPI_THREAD_MULTIPLE), or run synchronously");
+        }
+        const herr_t rc = H5Pset_vol(fapl, vol, nullptr);
+        H5VLclose(vol);
+        check(rc, "H5Pset_vol(async)");
+    }
     const std::string libver = cfg_.param("hdf5.libver", "");
     if (libver == "latest")
         check(H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST), "H5Pset_libver_bounds");
@@ -348,71 +377,231 @@ void write_attr(hid_t obj, const Attr& a, const std::string& what) {
 
 }  // namespace
 
+namespace {
+
+// Dataset creation properties: layout (contiguous, one record per chunk, or
+// the variable's chunk hint), deflate, fill.
+Handle make_dcpl(const VarSpec& var, const std::vector<hsize_t>& dims, bool record_axis, bool fill,
+                 const std::string& what) {
+    Handle dcpl(check(H5Pcreate(H5P_DATASET_CREATE), "H5Pcreate(dcpl)"), H5Pclose);
+    const auto& hint = var.storage;
+    const std::size_t off = record_axis ? 1 : 0;
+    if (!hint.chunk.empty()) {
+        if (hint.chunk.size() + off != dims.size())
+            throw Error("HDF5: chunk shape of " + what + " has " + std::to_string(hint.chunk.size()) +
+                            " dimension(s), the variable " + std::to_string(dims.size() - off),
+                        "give one chunk length per dimension of the variable");
+        std::vector<hsize_t> chunk(dims.size(), 1);
+        for (std::size_t d = 0; d < hint.chunk.size(); ++d) {
+            if (hint.chunk[d] == 0 || hint.chunk[d] > dims[d + off])
+                throw Error("HDF5: chunk length " + std::to_string(hint.chunk[d]) + " along dimension " +
+                                std::to_string(d + 1) + " of " + what + " is not in 1.." +
+                                std::to_string(dims[d + off]),
+                            "a chunk may not be empty or larger than the dataset");
+            chunk[d + off] = hint.chunk[d];
+        }
+        check(H5Pset_chunk(dcpl, static_cast<int>(chunk.size()), chunk.data()), "H5Pset_chunk " + what);
+    } else if (record_axis) {
+        // One record per chunk, kept under HDF5's 4 GiB chunk limit by
+        // halving the slowest fixed dimensions when a record is huge.
+        std::vector<hsize_t> chunk(dims.size());
+        chunk[0] = 1;
+        for (std::size_t d = 1; d < dims.size(); ++d) chunk[d] = std::max<hsize_t>(dims[d], 1);
+        auto bytes = [&] {
+            hsize_t n = dtype_size(var.type);
+            for (auto c : chunk) n *= c;
+            return n;
+        };
+        for (std::size_t d = 1; d < chunk.size() && bytes() >= (hsize_t{1} << 32);) {
+            if (chunk[d] > 1) chunk[d] = (chunk[d] + 1) / 2; else ++d;
+        }
+        check(H5Pset_chunk(dcpl, static_cast<int>(chunk.size()), chunk.data()), "H5Pset_chunk " + what);
+    } else if (hint.deflate == 0) {
+        check(H5Pset_layout(dcpl, H5D_CONTIGUOUS), "H5Pset_layout " + what);
+    }
+    if (hint.deflate != 0) {
+        if (hint.deflate < 1 || hint.deflate > 9)
+            throw Error("HDF5: deflate level " + std::to_string(hint.deflate) + " of " + what + " is not in 1..9");
+        if (hint.chunk.empty() && !record_axis)
+            throw Error("HDF5: deflate on " + what + " needs a chunk shape", "give the variable a chunk hint");
+        check(H5Pset_deflate(dcpl, static_cast<unsigned>(hint.deflate)), "H5Pset_deflate " + what);
+    }
+    if (fill) {
+        if (var.fill_value) {
+            double fv = *var.fill_value;
+            // Convert the fill value to the stored type through a memory copy.
+            std::vector<char> buf(std::max<std::size_t>(dtype_size(var.type), 8));
+            std::memcpy(buf.data(), &fv, sizeof fv);
+            check(H5Tconvert(H5T_NATIVE_DOUBLE, mem_type(var.type), 1, buf.data(), nullptr, H5P_DEFAULT),
+                  "converting the fill value of " + what);
+            check(H5Pset_fill_value(dcpl, mem_type(var.type), buf.data()), "H5Pset_fill_value " + what);
+        }
+        check(H5Pset_fill_time(dcpl, H5D_FILL_TIME_IFSET), "H5Pset_fill_time " + what);
+    } else {
+        check(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER), "H5Pset_fill_time " + what);
+    }
+    return dcpl;
+}
+
+// Variables that are members of compound `name`, in declaration order.
+std::vector<int> compound_members(const FileSpec& spec, const std::string& name) {
+    std::vector<int> m;
+    for (std::size_t v = 0; v < spec.vars.size(); ++v)
+        if (spec.vars[v].compound == name) m.push_back(static_cast<int>(v));
+    return m;
+}
+
+std::string group_name(const FileSpec& spec, std::int64_t record) {
+    return spec.record_group + std::to_string(record);
+}
+
+}  // namespace
+
+bool Hdf5Base::grouped(int var) const {
+    return !spec_.record_group.empty() && spec_.vars[static_cast<std::size_t>(var)].is_record(spec_);
+}
+
+void Hdf5Base::build_member_types() {
+    member_types_.clear();
+    for (const VarSpec& var : spec_.vars) {
+        if (var.compound.empty()) {
+            member_types_.emplace_back();
+            continue;
+        }
+        // The user buffer holds this field only: a compound of one member,
+        // which HDF5 matches by name against the file's compound type.
+        const std::size_t size = dtype_size(var.type);
+        Handle t(check(H5Tcreate(H5T_COMPOUND, size), "H5Tcreate compound member " + var.name), H5Tclose);
+        check(H5Tinsert(t, var.name.c_str(), 0, mem_type(var.type)), "H5Tinsert " + var.name);
+        member_types_.push_back(std::move(t));
+    }
+}
+
+int Hdf5Base::create_object(hid_t loc, int var, bool record_axis, const std::string& where) {
+    const VarSpec& v = spec_.vars[static_cast<std::size_t>(var)];
+    const std::string what = var_what(var);
+    std::vector<hsize_t> dims, maxdims;
+    if (record_axis) {
+        dims.push_back(0);
+        maxdims.push_back(H5S_UNLIMITED);
+    }
+    for (auto d : spec_.fixed_shape(v)) {
+        dims.push_back(d);
+        maxdims.push_back(d);
+    }
+    Handle space(dims.empty() ? check(H5Screate(H5S_SCALAR), "H5Screate " + what)
+                              : check(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), maxdims.data()),
+                                      "H5Screate_simple " + what),
+                 H5Sclose);
+    Handle dcpl = make_dcpl(v, dims, record_axis, cfg_.fill, what);
+    Handle ftype;
+    std::string name = v.name;
+    if (!v.compound.empty()) {
+        // Packed compound of every member, in declaration order.
+        name = v.compound;
+        const auto members = compound_members(spec_, v.compound);
+        std::size_t size = 0;
+        for (int m : members) size += dtype_size(spec_.vars[static_cast<std::size_t>(m)].type);
+        ftype = Handle(check(H5Tcreate(H5T_COMPOUND, size), "H5Tcreate compound " + name), H5Tclose);
+        std::size_t offset = 0;
+        for (int m : members) {
+            const VarSpec& mv = spec_.vars[static_cast<std::size_t>(m)];
+            if (mv.dims != v.dims)
+                throw Error("HDF5: compound '" + name + "' members '" + v.name + "' and '" + mv.name +
+                                "' have different dimensions",
+                            "all members of a compound must have the same shape");
+            Handle mt = file_type(mv.type);
+            check(H5Tinsert(ftype, mv.name.c_str(), offset, mt), "H5Tinsert " + mv.name);
+            offset += dtype_size(mv.type);
+        }
+    } else {
+        ftype = file_type(v.type);
+    }
+    Handle ds(check(H5Dcreate2(loc, name.c_str(), ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT),
+                    "creating " + what + where),
+              H5Dclose);
+    if (v.compound.empty()) {
+        for (const auto& a : v.attrs) write_attr(ds, a, what);
+    } else {
+        for (int m : compound_members(spec_, v.compound))
+            for (auto a : spec_.vars[static_cast<std::size_t>(m)].attrs) {
+                a.name = spec_.vars[static_cast<std::size_t>(m)].name + "." + a.name;
+                write_attr(ds, a, what);
+            }
+    }
+    objects_.push_back(std::move(ds));
+    object_dims_.push_back(dims);
+    return static_cast<int>(objects_.size()) - 1;
+}
+
+int Hdf5Base::open_object(hid_t loc, int var, const std::string& where) {
+    const VarSpec& v = spec_.vars[static_cast<std::size_t>(var)];
+    const std::string what = var_what(var);
+    const std::string name = v.compound.empty() ? v.name : v.compound;
+    Handle ds(check(H5Dopen2(loc, name.c_str(), H5P_DEFAULT), "opening " + what + where,
+                    "the file lacks this " + std::string(v.compound.empty() ? "dataset" : "compound dataset '" + name + "'") +
+                        "; was it written by the same kernel with the same layout?"),
+              H5Dclose);
+    if (!v.compound.empty()) {
+        Handle t(check(H5Dget_type(ds), "H5Dget_type " + what), H5Tclose);
+        if (H5Tget_class(t) != H5T_COMPOUND || H5Tget_member_index(t, v.name.c_str()) < 0) {
+            error_stack();
+            throw Error("HDF5: dataset '" + name + where + "' has no compound member '" + v.name + "'",
+                        "the file was written with another layout (a dataset per variable?)");
+        }
+    }
+    Handle space(check(H5Dget_space(ds), "H5Dget_space " + what), H5Sclose);
+    int nd = check(H5Sget_simple_extent_ndims(space), "H5Sget_simple_extent_ndims " + what);
+    std::vector<hsize_t> dims(static_cast<std::size_t>(nd));
+    if (nd > 0) check(H5Sget_simple_extent_dims(space, dims.data(), nullptr), "extent of " + what);
+    objects_.push_back(std::move(ds));
+    object_dims_.push_back(dims);
+    return static_cast<int>(objects_.size()) - 1;
+}
+
+void Hdf5Base::create_record_group(std::int64_t record) {
+    const std::string gname = group_name(spec_, record);
+    Handle g(check(H5Gcreate2(file_, gname.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                   "creating group '" + gname + "' in '" + path_ + "'"),
+             H5Gclose);
+    std::vector<int> row(spec_.vars.size(), -1);
+    std::map<std::string, int> compounds;
+    for (std::size_t v = 0; v < spec_.vars.size(); ++v) {
+        if (!grouped(static_cast<int>(v))) continue;
+        const std::string& c = spec_.vars[v].compound;
+        if (!c.empty() && compounds.count(c)) {
+            row[v] = compounds[c];
+            continue;
+        }
+        row[v] = create_object(g, static_cast<int>(v), false, " (group " + gname + ")");
+        if (!c.empty()) compounds[c] = row[v];
+    }
+    groups_.push_back(std::move(g));
+    group_objects_.push_back(std::move(row));
+}
+
 void Hdf5Base::define(const FileSpec& spec) {
     spec_ = spec;
     const std::string fw = "file '" + path_ + "'";
     for (const auto& a : spec.global_attrs) write_attr(file_, a, fw);
-    dsets_.clear();
-    extent_.clear();
+    objects_.clear();
+    object_dims_.clear();
+    groups_.clear();
+    group_objects_.clear();
+    place_.assign(spec.vars.size(), -1);
+    std::map<std::string, int> compounds;
     for (std::size_t v = 0; v < spec.vars.size(); ++v) {
-        const VarSpec& var = spec.vars[v];
-        const bool rec = var.is_record(spec);
-        const std::string what = var_what(static_cast<int>(v));
-        std::vector<hsize_t> dims, maxdims;
-        if (rec) {
-            dims.push_back(0);
-            maxdims.push_back(H5S_UNLIMITED);
+        if (grouped(static_cast<int>(v))) continue;
+        const std::string& c = spec.vars[v].compound;
+        if (!c.empty() && compounds.count(c)) {
+            place_[v] = compounds[c];
+            continue;
         }
-        for (auto d : spec.fixed_shape(var)) {
-            dims.push_back(d);
-            maxdims.push_back(d);
-        }
-        Handle space(dims.empty() ? check(H5Screate(H5S_SCALAR), "H5Screate " + what)
-                                  : check(H5Screate_simple(static_cast<int>(dims.size()), dims.data(),
-                                                           maxdims.data()),
-                                          "H5Screate_simple " + what),
-                     H5Sclose);
-        Handle dcpl(check(H5Pcreate(H5P_DATASET_CREATE), "H5Pcreate(dcpl)"), H5Pclose);
-        if (rec) {
-            // One record per chunk, kept under HDF5's 4 GiB chunk limit by
-            // halving the slowest fixed dimensions when a record is huge.
-            std::vector<hsize_t> chunk(dims.size());
-            chunk[0] = 1;
-            for (std::size_t d = 1; d < dims.size(); ++d) chunk[d] = std::max<hsize_t>(dims[d], 1);
-            auto bytes = [&] {
-                hsize_t n = dtype_size(var.type);
-                for (auto c : chunk) n *= c;
-                return n;
-            };
-            for (std::size_t d = 1; d < chunk.size() && bytes() >= (hsize_t{1} << 32);) {
-                if (chunk[d] > 1) chunk[d] = (chunk[d] + 1) / 2; else ++d;
-            }
-            check(H5Pset_chunk(dcpl, static_cast<int>(chunk.size()), chunk.data()), "H5Pset_chunk " + what);
-        } else {
-            check(H5Pset_layout(dcpl, H5D_CONTIGUOUS), "H5Pset_layout " + what);
-        }
-        Handle ftype = file_type(var.type);
-        if (cfg_.fill) {
-            if (var.fill_value) {
-                double fv = *var.fill_value;
-                // Convert the fill value to the stored type through a memory copy.
-                std::vector<char> buf(std::max<std::size_t>(dtype_size(var.type), 8));
-                std::memcpy(buf.data(), &fv, sizeof fv);
-                check(H5Tconvert(H5T_NATIVE_DOUBLE, mem_type(var.type), 1, buf.data(), nullptr, H5P_DEFAULT),
-                      "converting the fill value of " + what);
-                check(H5Pset_fill_value(dcpl, mem_type(var.type), buf.data()), "H5Pset_fill_value " + what);
-            }
-            check(H5Pset_fill_time(dcpl, H5D_FILL_TIME_IFSET), "H5Pset_fill_time " + what);
-        } else {
-            check(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER), "H5Pset_fill_time " + what);
-        }
-        Handle ds(check(H5Dcreate2(file_, var.name.c_str(), ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT),
-                        "creating " + what),
-                  H5Dclose);
-        for (const auto& a : var.attrs) write_attr(ds, a, what);
-        dsets_.push_back(std::move(ds));
-        extent_.push_back(dims);
+        place_[v] = create_object(file_, static_cast<int>(v), spec.vars[v].is_record(spec), "");
+        if (!c.empty()) compounds[c] = place_[v];
     }
+    for (int r = 0; r < spec.expected_records && !spec.record_group.empty(); ++r) create_record_group(r);
+    build_member_types();
 }
 
 void Hdf5Base::open(const std::string& path, const FileSpec& spec, MPI_Comm comm) {
@@ -425,56 +614,97 @@ void Hdf5Base::open(const std::string& path, const FileSpec& spec, MPI_Comm comm
     dxpl_ = Handle(check(H5Pcreate(H5P_DATASET_XFER), "H5Pcreate(dxpl)"), H5Pclose);
     check(H5Pset_dxpl_mpio(dxpl_, cfg_.collective ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT),
           "H5Pset_dxpl_mpio");
-    dsets_.clear();
-    extent_.clear();
+    objects_.clear();
+    object_dims_.clear();
+    groups_.clear();
+    group_objects_.clear();
+    place_.assign(spec.vars.size(), -1);
+    std::map<std::string, int> compounds;
+    bool any_grouped = false;
     for (std::size_t v = 0; v < spec.vars.size(); ++v) {
-        const std::string what = var_what(static_cast<int>(v));
-        Handle ds(check(H5Dopen2(file_, spec.vars[v].name.c_str(), H5P_DEFAULT), "opening " + what,
-                        "the file lacks this variable; was it written by the same kernel and case?"),
-                  H5Dclose);
-        Handle space(check(H5Dget_space(ds), "H5Dget_space " + what), H5Sclose);
-        int nd = check(H5Sget_simple_extent_ndims(space), "H5Sget_simple_extent_ndims " + what);
-        std::vector<hsize_t> dims(nd);
-        if (nd > 0) check(H5Sget_simple_extent_dims(space, dims.data(), nullptr), "extent of " + what);
-        dsets_.push_back(std::move(ds));
-        extent_.push_back(dims);
+        if (grouped(static_cast<int>(v))) {
+            any_grouped = true;
+            continue;
+        }
+        const std::string& c = spec.vars[v].compound;
+        place_[v] = open_object(file_, static_cast<int>(v), "");
+        if (!c.empty()) compounds[c] = place_[v];
     }
+    // Record groups: as many as the file holds, counted from 0.
+    for (std::int64_t r = 0; any_grouped; ++r) {
+        const std::string gname = group_name(spec, r);
+        htri_t exists = H5Lexists(file_, gname.c_str(), H5P_DEFAULT);
+        if (exists <= 0) {
+            error_stack();
+            if (r == 0)
+                throw Error("HDF5: file '" + path + "' has no group '" + gname + "'",
+                            "the file was written with another layout; h5dump -H shows what it holds");
+            break;
+        }
+        Handle g(check(H5Gopen2(file_, gname.c_str(), H5P_DEFAULT), "opening group '" + gname + "'"), H5Gclose);
+        std::vector<int> row(spec.vars.size(), -1);
+        for (std::size_t v = 0; v < spec.vars.size(); ++v)
+            if (grouped(static_cast<int>(v))) row[v] = open_object(g, static_cast<int>(v), " (group " + gname + ")");
+        groups_.push_back(std::move(g));
+        group_objects_.push_back(std::move(row));
+    }
+    build_member_types();
 }
 
-void Hdf5Base::ensure_record(int var, std::int64_t record) {
-    auto& dims = extent_[var];
+void Hdf5Base::ensure_record(int object, std::int64_t record, int var) {
+    auto& dims = object_dims_[static_cast<std::size_t>(object)];
     if (dims[0] > static_cast<hsize_t>(record)) return;
     dims[0] = static_cast<hsize_t>(record) + 1;
-    check(H5Dset_extent(dsets_[var], dims.data()), "extending " + var_what(var) + " to record " +
-                                                      std::to_string(record),
+    check(H5Dset_extent(objects_[static_cast<std::size_t>(object)], dims.data()),
+          "extending " + var_what(var) + " to record " + std::to_string(record),
           "all ranks must write the same records of a record variable in the same order");
 }
 
-std::vector<hsize_t> Hdf5Base::extent_for(int var, std::int64_t record, bool writing) {
-    if (var < 0 || var >= static_cast<int>(dsets_.size()))
+Hdf5Base::Target Hdf5Base::target(int var, std::int64_t record, bool writing) {
+    if (var < 0 || var >= static_cast<int>(spec_.vars.size()) || place_.size() != spec_.vars.size())
         throw Error("HDF5: variable index " + std::to_string(var) + " out of range in '" + path_ + "'",
                     "define() or open() the file with the spec the plan uses");
-    const bool rec = spec_.vars[var].is_record(spec_);
-    if (rec) {
-        if (record < 0) throw Error("HDF5: " + var_what(var) + " is a record variable but no record was given");
+    const VarSpec& v = spec_.vars[static_cast<std::size_t>(var)];
+    const hid_t mt = v.compound.empty() ? mem_type(v.type) : member_types_[static_cast<std::size_t>(var)].get();
+    const bool rec = v.is_record(spec_);
+    if (rec && record < 0)
+        throw Error("HDF5: " + var_what(var) + " is a record variable but no record was given");
+    if (grouped(var)) {
         if (writing)
-            ensure_record(var, record);
-        else if (static_cast<hsize_t>(record) >= extent_[var][0])
+            while (static_cast<std::int64_t>(group_objects_.size()) <= record)
+                create_record_group(static_cast<std::int64_t>(group_objects_.size()));
+        else if (record >= static_cast<std::int64_t>(group_objects_.size()))
             throw Error("HDF5: record " + std::to_string(record) + " of " + var_what(var) +
-                            " is not in the file (it has " + std::to_string(extent_[var][0]) + ")",
+                            " is not in the file (it has groups " + group_name(spec_, 0) + ".." +
+                            std::to_string(static_cast<std::int64_t>(group_objects_.size()) - 1) + ")",
+                        "read only the time steps the file was written with");
+        const int obj = group_objects_[static_cast<std::size_t>(record)][static_cast<std::size_t>(var)];
+        return {objects_[static_cast<std::size_t>(obj)], mt, object_dims_[static_cast<std::size_t>(obj)], -1};
+    }
+    const int obj = place_[static_cast<std::size_t>(var)];
+    if (rec) {
+        if (writing)
+            ensure_record(obj, record, var);
+        else if (static_cast<hsize_t>(record) >= object_dims_[static_cast<std::size_t>(obj)][0])
+            throw Error("HDF5: record " + std::to_string(record) + " of " + var_what(var) +
+                            " is not in the file (it has " +
+                            std::to_string(object_dims_[static_cast<std::size_t>(obj)][0]) + ")",
                         "read only records the file was written with");
     }
-    return extent_[var];
+    return {objects_[static_cast<std::size_t>(obj)], mt, object_dims_[static_cast<std::size_t>(obj)],
+            rec ? record : -1};
 }
 
 std::string Hdf5Base::var_what(int var) const {
-    return "variable '" + spec_.vars[var].name + "' in file '" + path_ + "'";
+    return "variable '" + spec_.vars[static_cast<std::size_t>(var)].name + "' in file '" + path_ + "'";
 }
 
 void Hdf5Base::close() {
     if (file_.get() < 0) return;
     transfers_.clear();
-    dsets_.clear();
+    objects_.clear();
+    groups_.clear();
+    member_types_.clear();
     dxpl_.reset();
     // Release the handle first so a failing close is not retried by the destructor.
     herr_t rc = H5Fclose(file_.release());

@@ -120,12 +120,20 @@ public:
     MPI_Info info_in_effect() override;
 
 protected:
-    // Extends a record variable's dataset to hold `record` (collective:
-    // every rank makes the same put() calls).
-    void ensure_record(int var, std::int64_t record);
-    // Current extent for a put/get of `record`; throws when reading a record
-    // that is not in the file.
-    std::vector<hsize_t> extent_for(int var, std::int64_t record, bool writing);
+    // Where a put/get of (var, record) goes: the dataset, the memory type of
+    // the user buffer (a one-member compound for a field of a compound
+    // dataset), the dataset's current extent and the index along its record
+    // axis (-1: the dataset has none, e.g. a dataset inside a record group).
+    // Writing extends record datasets and creates record groups on demand
+    // (collective: every rank makes the same put() calls); reading a record
+    // that is not in the file throws.
+    struct Target {
+        hid_t dset;
+        hid_t mem_type;
+        std::vector<hsize_t> dims;
+        std::int64_t record;
+    };
+    Target target(int var, std::int64_t record, bool writing);
     std::string var_what(int var) const;  // "variable 'T' in file 'x.h5'"
     Handle make_fapl(MPI_Comm comm) const;
 
@@ -134,9 +142,25 @@ protected:
     std::string path_;
     Handle file_;
     Handle dxpl_;
-    std::vector<Handle> dsets_;
-    std::vector<std::vector<hsize_t>> extent_;  // per variable, current dims
     TransferCache transfers_;
+
+private:
+    // A variable stored in a group per record (FileSpec::record_group).
+    bool grouped(int var) const;
+    // Creates (define) or opens (open) the dataset of `var` under `loc`;
+    // variables of one compound share a dataset.  Returns its index in objects_.
+    int create_object(hid_t loc, int var, bool record_axis, const std::string& where);
+    int open_object(hid_t loc, int var, const std::string& where);
+    void create_record_group(std::int64_t record);
+    void build_member_types();
+    void ensure_record(int object, std::int64_t record, int var);
+
+    std::vector<Handle> objects_;                   // datasets (a compound one once)
+    std::vector<std::vector<hsize_t>> object_dims_; // their current extents
+    std::vector<Handle> groups_;                    // record groups, by record
+    std::vector<int> place_;                        // per variable: object, or -1 when grouped
+    std::vector<std::vector<int>> group_objects_;   // [record][var]: object in that record's group
+    std::vector<Handle> member_types_;              // per variable: one-member compound, or none
 };
 
 }  // namespace iok::h5

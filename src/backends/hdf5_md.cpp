@@ -31,9 +31,10 @@ public:
         std::size_t begin = 0;
         while (begin < queue_.size()) {
             // [begin, end): the longest run of requests with distinct datasets.
-            std::set<int> seen;
+            // Fields of one compound dataset are one dataset: one per call too.
+            std::set<hid_t> seen;
             std::size_t end = begin;
-            while (end < queue_.size() && seen.insert(queue_[end].var).second) ++end;
+            while (end < queue_.size() && seen.insert(queue_[end].dset).second) ++end;
             issue(begin, end);
             begin = end;
         }
@@ -49,15 +50,16 @@ private:
     struct Pending {
         int var;
         bool write;
+        hid_t dset;      // owned by Hdf5Base until close
+        hid_t mem_type;  // idem (or a library type)
         h5::Transfer t;
         void* user;
         std::vector<char> staged;  // file-ordered copy when the blocks are not
     };
 
     void enqueue(int var, const Selection& sel, std::int64_t record, void* buf, bool write) {
-        const bool rec = spec_.vars.at(var).is_record(spec_);
-        auto dims = extent_for(var, record, write);  // extends record datasets now (collective)
-        Pending p{var, write, transfers_.get(dims, sel, rec ? record : -1, var_what(var)), buf, {}};
+        Target tg = target(var, record, write);  // extends record datasets now (collective)
+        Pending p{var, write, tg.dset, tg.mem_type, transfers_.get(tg.dims, sel, tg.record, var_what(var)), buf, {}};
         const std::size_t elem = dtype_size(spec_.vars[var].type);
         if (p.t.permuted()) {
             p.staged.resize(p.t.elements * elem);
@@ -83,8 +85,8 @@ private:
             if (p.write != write)
                 throw Error("hdf5_md: reads and writes queued before one flush",
                             "flush() between writing and reading");
-            ds.push_back(dsets_[p.var]);
-            mt.push_back(h5::mem_type(spec_.vars[p.var].type));
+            ds.push_back(p.dset);
+            mt.push_back(p.mem_type);
             ms.push_back(*p.t.mem_space);
             fs.push_back(*p.t.file_space);
             void* b = p.staged.empty() ? p.user : p.staged.data();

@@ -29,6 +29,16 @@ struct Attr {
     static Attr Number(std::string name, DType type, std::vector<double> values);
 };
 
+// How a variable would like to be stored.  A hint: backends that can honour
+// it do (HDF5: chunked layout with the deflate filter), the others ignore it;
+// it never changes the values stored.
+struct StorageHint {
+    // Chunk shape over the variable's stored dimensions without the record
+    // dimension (slowest first); empty = the backend's own choice.
+    std::vector<std::uint64_t> chunk;
+    int deflate = 0;  // zlib level 1..9, 0 = none; needs `chunk`
+};
+
 struct VarSpec {
     std::string name;
     DType type = DType::Double;
@@ -39,6 +49,15 @@ struct VarSpec {
     int decomp = -1;
     // Fill value written in fill mode / expected in uncovered elements.
     std::optional<double> fill_value;
+    StorageHint storage;
+    // Non-empty: this variable is one member of a compound (struct) object of
+    // that name, e.g. h5bench's interleaved particle file.  Backends with
+    // compound types (HDF5) store all variables naming the same compound as
+    // the fields of one dataset, in declaration order, and put()/get() of one
+    // variable moves that field only; those variables must have identical
+    // dims.  Backends without compound types store each variable on its own,
+    // so a kernel that promises a compound layout must refuse them itself.
+    std::string compound;
 
     bool is_record(const struct FileSpec& f) const;
 };
@@ -49,6 +68,17 @@ struct FileSpec {
     std::vector<Dim> dims;
     std::vector<VarSpec> vars;
     std::vector<Attr> global_attrs;
+    // Non-empty: backends with groups store record r of every record variable
+    // as "<record_group><r>/<name>" without the record dimension (h5bench's
+    // /Timestep_<i>/x); the others keep the record dimension.
+    std::string record_group;
+    // Records the writer will write, when known (0 = unknown): lets a backend
+    // create per-record objects (record groups) in define(), so their cost is
+    // metadata time, not data time.
+    int expected_records = 0;
+    // File-space alignment hint (HDF5 H5Pset_alignment): objects of at least
+    // `align_threshold` bytes start at multiples of `align_bytes`; 0 = none.
+    std::uint64_t align_threshold = 0, align_bytes = 0;
 
     int record_dim() const;      // index of the unlimited dim, or -1
     int find_dim(const std::string& name) const;   // -1 when absent

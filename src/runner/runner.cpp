@@ -354,4 +354,31 @@ FileOutcome RecordWriter::close() {
     return impl_->run.finish(impl_->path);
 }
 
+struct RecordReader::Impl {
+    RunOptions opt;
+    FileRun run;
+    std::string path;
+    int done = 0;  // records read so far
+    Impl(MPI_Comm comm, Backend& be, const RunOptions& o, const FilePlan& plan, std::string p)
+        : opt(o), run(comm, be, opt, plan, false), path(std::move(p)) {}
+};
+
+RecordReader::RecordReader(MPI_Comm comm, Backend& backend, RunOptions opts, const FilePlan& plan,
+                           const std::string& path)
+    : impl_(std::make_unique<Impl>(comm, backend, opts, plan, path)) {
+    impl_->run.begin(path);
+}
+
+RecordReader::~RecordReader() = default;
+
+void RecordReader::read(int first_record, int last_record) {
+    impl_->run.step(first_record, last_record, impl_->done == 0);
+    impl_->done += last_record - first_record;
+}
+
+FileOutcome RecordReader::close() {
+    if (impl_->done == 0) impl_->run.step(0, 0, true);
+    return impl_->run.finish(impl_->path);
+}
+
 }  // namespace iok

@@ -66,4 +66,23 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
+// The read-side twin of RecordWriter: opens the file, read() gets and
+// verifies records [first, last) (fixed-size variables with the first call),
+// close() closes it and reduces the report like Runner::read (mismatches
+// included).  Lets a kernel work between records: BDCATS emulates compute
+// between time steps.  All calls are collective.
+class RecordReader {
+public:
+    RecordReader(MPI_Comm comm, Backend& backend, RunOptions opts, const FilePlan& plan, const std::string& path);
+    ~RecordReader();
+    RecordReader(const RecordReader&) = delete;
+    RecordReader& operator=(const RecordReader&) = delete;
+    void read(int first_record, int last_record);
+    FileOutcome close();
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
 }  // namespace iok
