@@ -1,0 +1,165 @@
+// iokernels bdcats: the BDCATS-IO particle read kernel of h5bench
+// (h5bench_read).  Reads the files `iokernels vpic` writes -- the compound
+// (INTERLEAVED) ones too, which the reference cannot -- with the patterns
+// FULL, PARTIAL, STRIDED (1-D) and LDC, RDC, PRL, CS (2-D, shared over all
+// ranks instead of rank 0 alone), and verifies every particle read.
+#include <mpi.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "backends/backend.hpp"
+#include "core/collective.hpp"
+#include "core/error.hpp"
+#include "core/kernel_registry.hpp"
+#include "core/output_files.hpp"
+#include "core/report.hpp"
+#include "core/result.hpp"
+#include "kernels/vpic/vpic_geometry.hpp"
+#include "kernels/vpic/vpic_plan.hpp"
+#include "kernels/vpic/vpic_run.hpp"
+#include "runner/runner.hpp"
+
+namespace iok::vpic {
+namespace {
+
+int bdcats_main(int argc, char** argv) {
+    MPI_Comm world = MPI_COMM_WORLD;
+    return run_kernel_main("bdcats", world, [&] {
+        int rank = 0, nprocs = 1;
+        MPI_Comm_rank(world, &rank);
+        MPI_Comm_size(world, &nprocs);
+        CLI::App app{"BDCATS-IO particle read (h5bench_read): reads the 8 particle variables of every time step "
+                     "written by `iokernels vpic` with READ_OPTION FULL, PARTIAL, STRIDED (1-D) or LDC, RDC, PRL, "
+                     "CS (2-D), and verifies each value. Give the configuration the file was written with.",
+                     "iokernels bdcats"};
+        Cli cli;
+        cli.add_to(app, true);
+        int code = 0;
+        bool done = false;
+        collective_step(world, [&] { done = parse_command_line(app, argc, argv, world, &code); });
+        if (done) return;
+
+        BackendConfig bcfg;
+        std::unique_ptr<Backend> backend;
+        Config& cfg = cli.cfg;
+        collective_step(world, [&] {
+            cli.resolve(true, "vpic_particles");
+            // Storage settings only matter when writing (h5bench: "no effect for read").
+            cfg.compress = false;
+            cfg.align = false;
+            bcfg = make_backend_config(cli, nprocs);
+            backend = make_backend(cli.common.backend, bcfg);
+            if (cli.path == "vpic_particles") cli.path += backend->extension();
+        });
+        struct Guard {
+            BackendConfig& c;
+            ~Guard() { free_config(c); }
+        } guard{bcfg};
+
+        const bool fpp = cfg.file_per_proc;
+        const int writers = cli.writers > 0 ? cli.writers : nprocs;
+        Geometry g;
+        FilePlan plan;
+        collective_step(world, [&] {
+            if (fpp && writers != nprocs)
+                throw Error("FILE_PER_PROC files are read by as many ranks as wrote them (" + std::to_string(writers) +
+                                "), not " + std::to_string(nprocs),
+                            "run bdcats with " + std::to_string(writers) + " ranks");
+            g = fpp ? own_file_geometry(cfg, writers, rank) : make_geometry(cfg, writers);
+            plan = particle_plan(cfg, g, fpp ? read_selection(g, cfg, 0, 1) : read_selection(g, cfg, rank, nprocs));
+        });
+        const std::uint64_t my_particles = plan.selection[0]->elements();  // per time step
+        const std::string my_path = fpp ? insert_suffix(cli.path, std::to_string(rank)) : cli.path;
+        MPI_Comm io_comm = fpp ? MPI_COMM_SELF : world;
+        OutputFiles inputs(world, true, false);
+        if (fpp) {
+            for (int r = 0; r < nprocs; ++r) inputs.require_readable(insert_suffix(cli.path, std::to_string(r)));
+        } else {
+            inputs.require_readable(cli.path);
+        }
+
+        RunOptions ropt;
+        ropt.progress = !cli.common.quiet && cli.common.verbose;
+        MPI_Barrier(world);
+        const double t0 = MPI_Wtime();
+        double compute = 0;
+        FileOutcome r;
+        {
+            RecordReader reader(io_comm, *backend, ropt, plan, my_path);
+            for (int t = 0; t < cfg.timesteps; ++t) {
+                reader.read(t, t + 1);
+                if (t + 1 < cfg.timesteps && cfg.compute_seconds > 0) {
+                    emulate_compute(cfg.compute_seconds);
+                    compute += cfg.compute_seconds;
+                }
+            }
+            r = reader.close();
+        }
+        MPI_Barrier(world);
+        const double observed = MPI_Wtime() - t0;
+        Metrics m = reduce_metrics(world, false, r.json, observed, compute, my_particles);
+        // Mismatches: per file; sum over ranks for file-per-process.
+        std::uint64_t bad = fpp ? r.mismatches : (rank == 0 ? r.mismatches : 0);
+        MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_UINT64_T, MPI_SUM, world);
+
+        Result result("bdcats", argv_vector(argc, argv));
+        if (rank == 0) {
+            nlohmann::json params = nlohmann::json::object();
+            for (const auto& [k, v] : cfg.given) params[k] = v;
+            result.params() = {{"configuration", params},
+                               {"read_option", name(cfg.read)},
+                               {"file_pattern", name(cfg.file)},
+                               {"num_dims", cfg.num_dims},
+                               {"timesteps", cfg.timesteps},
+                               {"writers", writers},
+                               {"file_per_proc", fpp},
+                               {"collective_data", bcfg.collective},
+                               {"backend", backend->name()},
+                               {"path", cli.path}};
+            nlohmann::json s = metrics_json(m);
+            s["mismatches"] = bad;
+            result.summary() = s;
+            r.json["role"] = "particles";
+            result.add_file(r.json);
+            if (cli.common.verbose) r.text.print();
+            TextReport t;
+            t.section("BDCATS-IO particle read (h5bench_read)");
+            t.line("I/O library", backend->name() + " / " + backend->library());
+            t.count("No. MPI processes", static_cast<std::uint64_t>(nprocs));
+            t.line("Read pattern", std::string(name(cfg.read)) +
+                                       (is_2d_pattern(cfg.read) ? " (rows of each block shared over all ranks)" : ""));
+            t.line("File pattern", std::string(name(cfg.file)) +
+                                       (cfg.file == FilePattern::Interleaved ? " (fields of compound 'particles')" : ""));
+            std::string shape;
+            for (auto d : g.shape) shape += (shape.empty() ? "" : " x ") + with_commas(d);
+            t.line("Dataset shape", shape + " (written by " + std::to_string(writers) + " ranks)");
+            t.count("Time steps", static_cast<std::uint64_t>(cfg.timesteps));
+            t.line("Verification", bad ? "FAILED: " + std::to_string(bad) + " element(s); first: " + r.first_mismatch
+                                       : std::string("passed (every particle read matches the pattern)"));
+            add_metrics(t, m);
+            t.print();
+        }
+        if (!cfg.csv_file.empty())
+            collective_step(world, [&] {
+                if (rank == 0) write_csv(cfg.csv_file, m, cfg, {{"read option", name(cfg.read)}});
+            });
+        result.write(world, cli.common.json, r.hints);
+        if (r.hints != MPI_INFO_NULL) MPI_Info_free(&r.hints);
+        // Agree on the first mismatch message (file-per-process: any rank's).
+        collective_step(world, [&] {
+            if (r.mismatches && (fpp || rank == 0))
+                throw Error("particle file " + my_path + " failed verification: " + std::to_string(r.mismatches) +
+                                " element(s) differ; first: " + r.first_mismatch,
+                            "the file does not hold what `iokernels vpic` writes with this configuration: was it "
+                            "modified, or written with another configuration or rank count (--writers)?");
+        });
+    });
+}
+
+}  // namespace
+}  // namespace iok::vpic
+
+IOK_REGISTER_KERNEL(bdcats, "bdcats", "BDCATS-IO particle read (h5bench_read): FULL/PARTIAL/STRIDED/LDC/RDC/PRL/CS, verified",
+                    iok::vpic::bdcats_main)

@@ -1,0 +1,74 @@
+#pragma once
+// Configuration of the VPIC (write) and BDCATS (read) particle kernels, as
+// h5bench_write / h5bench_read take it: KEY=VALUE lines, one setter shared by
+// the configuration file and the named options (--dim-1 16M is DIM_1=16M),
+// so both forms are validated alike.  Unlike the reference, unknown keys,
+// malformed numbers and time values without a unit are errors.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace iok::vpic {
+
+enum class MemPattern { Contig, Interleaved, Strided };
+enum class FilePattern { Contig, Interleaved, Strided };
+enum class ReadOption { Full, Partial, Strided, Ldc, Rdc, Prl, Cs };
+
+const char* name(MemPattern p);
+const char* name(FilePattern p);
+const char* name(ReadOption r);
+bool is_2d_pattern(ReadOption r);  // LDC, RDC, PRL, CS
+
+struct Config {
+    MemPattern mem = MemPattern::Contig;
+    FilePattern file = FilePattern::Contig;
+    int timesteps = 1;
+    double compute_seconds = 0;  // EMULATED_COMPUTE_TIME_PER_TIMESTEP
+    int num_dims = 1;
+    std::uint64_t dim[3] = {1, 1, 1};  // particles per rank = dim[0]*dim[1]*dim[2]
+    std::uint64_t block_size = 1, block_size_2 = 1, stride = 1, stride_2 = 1, block_cnt = 1;
+    bool collective_data = false, collective_metadata = false;
+    bool compress = false;
+    std::uint64_t chunk[3] = {0, 0, 0};  // CHUNK_DIM_1..3 (0 = not given)
+    int deflate_level = 6;               // COMPRESS_LEVEL (an extension; zlib 1..9)
+    bool async = false;                  // MODE=ASYNC
+    std::uint64_t io_mem_limit = 0;
+    int delayed_close_timesteps = 0;
+    bool subfiling = false, file_per_proc = false;
+    bool align = false;
+    std::uint64_t align_threshold = 0, align_len = 0;
+    std::string csv_file, env_metadata_file;
+    double stdev_dim_1 = 0;  // > 0: per-rank counts drawn from N(DIM_1, STDEV_DIM_1)
+    std::uint64_t seed = 1;  // SEED (an extension): the normal distribution's seed
+    ReadOption read = ReadOption::Full;
+    std::uint64_t to_read = 0;  // TO_READ_NUM_PARTICLES
+
+    std::map<std::string, std::string> given;  // every key set, as written (for the report/JSON)
+
+    // Sets one key; throws iok::Error naming the key for an unknown key or a
+    // bad value.
+    void set(const std::string& key, const std::string& value);
+    // Reads a KEY=VALUE file ('#' comments, blank lines allowed).
+    void load_file(const std::string& path);
+    void load_text(const std::string& text, const std::string& origin);
+
+    std::uint64_t particles_per_rank() const { return dim[0] * dim[1] * dim[2]; }
+    // Checks the combination for writing / reading (throws iok::Error).
+    void validate_write() const;
+    void validate_read() const;
+};
+
+// Every key the configuration accepts, in the order --help lists them.
+const std::vector<std::string>& config_keys();
+
+// "16M", "16 M", "4Ki", "1G" -> count (K/M/G/T are powers of 1024, as in
+// h5bench).  Throws iok::Error naming `what`.
+std::uint64_t parse_count(const std::string& text, const std::string& what);
+// "10 s", "100ms", "5000us", "1 min" -> seconds.  A unit is required (the
+// reference silently read "5000us" as seconds); "0" alone is accepted.
+double parse_duration(const std::string& text, const std::string& what);
+// YES/NO (also TRUE/FALSE, 1/0, ON/OFF), case-insensitive.
+bool parse_yes_no(const std::string& text, const std::string& what);
+
+}  // namespace iok::vpic

@@ -1,0 +1,49 @@
+#include "kernels/vpic/vpic_plan.hpp"
+
+#include <memory>
+
+namespace iok::vpic {
+
+namespace {
+const char* const kNames[kFields] = {"x", "y", "z", "px", "py", "pz", "id_1", "id_2"};
+}
+
+const char* field_name(int f) { return kNames[f]; }
+DType field_type(int f) { return f == 6 ? DType::Int : DType::Float; }
+
+FilePlan particle_plan(const Config& cfg, const Geometry& g, Selection sel) {
+    FilePlan p;
+    FileSpec& s = p.spec;
+    s.label = "particles";
+    s.dims.push_back({"timestep", 0, true});
+    static const char* const one_d[] = {"particle"};
+    static const char* const n_d[] = {"dim_1", "dim_2", "dim_3"};
+    for (std::size_t d = 0; d < g.shape.size(); ++d)
+        s.dims.push_back({g.shape.size() == 1 ? one_d[0] : n_d[d], g.shape[d], false});
+    s.record_group = "Timestep_";
+    s.expected_records = cfg.timesteps;
+    if (cfg.align) {
+        s.align_threshold = cfg.align_threshold;
+        s.align_bytes = cfg.align_len;
+    }
+    s.global_attrs.push_back(Attr::Text("kernel", "iokernels vpic (h5bench_write particle pattern)"));
+    for (int f = 0; f < kFields; ++f) {
+        VarSpec v;
+        v.name = kNames[f];
+        v.type = field_type(f);
+        for (std::size_t d = 0; d <= g.shape.size(); ++d) v.dims.push_back(static_cast<int>(d));
+        if (cfg.compress)
+            for (std::size_t d = 0; d < g.shape.size(); ++d) v.storage.chunk.push_back(cfg.chunk[d]);
+        if (cfg.compress) v.storage.deflate = cfg.deflate_level;
+        if (cfg.file == FilePattern::Interleaved) v.compound = "particles";
+        s.vars.push_back(v);
+    }
+    auto shared = std::make_shared<const Selection>(std::move(sel));
+    p.selection.assign(kFields, shared);
+    p.nrecords = cfg.timesteps;
+    p.flush_every = 1;
+    p.requests = static_cast<std::uint64_t>(kFields) * static_cast<std::uint64_t>(cfg.timesteps) * shared->nblocks();
+    return p;
+}
+
+}  // namespace iok::vpic

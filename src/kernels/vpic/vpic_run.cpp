@@ -1,0 +1,233 @@
+#include "kernels/vpic/vpic_run.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <thread>
+
+#include "core/error.hpp"
+
+extern char** environ;
+
+namespace iok::vpic {
+
+namespace {
+
+std::string option_name(const std::string& key) {
+    std::string n = "--";
+    for (char c : key) n += c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return n;
+}
+
+bool is_hdf5(const std::string& backend) { return backend == "hdf5" || backend == "hdf5_md"; }
+
+double get(const nlohmann::json& j, std::initializer_list<const char*> path) {
+    const nlohmann::json* p = &j;
+    for (const char* k : path) {
+        if (!p->is_object() || !p->contains(k)) return 0.0;
+        p = &(*p)[k];
+    }
+    return p->is_number() ? p->get<double>() : 0.0;
+}
+
+}  // namespace
+
+void Cli::add_to(CLI::App& app, bool reading) {
+    common.add_to(app, "hdf5");
+    app.add_option("files", positional,
+                   reading ? "h5bench_read form: CONFIG_FILE FILE (KEY=VALUE configuration, file to read)"
+                           : "h5bench_write form: CONFIG_FILE FILE (KEY=VALUE configuration, file to write); "
+                             "implies --keep --overwrite like the reference")
+        ->expected(0, 2);
+    if (reading)
+        app.add_option("-i,--input", path, "particle file to read (default: vpic_particles<ext>)");
+    else
+        app.add_option("-o,--output", path,
+                       "particle file to write (default: vpic_particles<ext>; FILE_PER_PROC adds _<rank>)");
+    app.add_option("--csv", csv, "write the metrics as 'metric, value, unit' rows (same as CSV_FILE)");
+    if (reading)
+        app.add_option("--writers", writers,
+                       "ranks that wrote the file (default: as many as read it); fixes the file's geometry")
+            ->capture_default_str()
+            ->check(CLI::NonNegativeNumber);
+    named_values.resize(config_keys().size());
+    for (std::size_t i = 0; i < config_keys().size(); ++i) {
+        const std::string& k = config_keys()[i];
+        named.push_back({k, app.add_option(option_name(k), named_values[i], "configuration key " + k)});
+    }
+}
+
+void Cli::resolve(bool reading, const std::string& default_path) {
+    if (positional.size() == 1)
+        throw Error("the h5bench form takes CONFIG_FILE and FILE; only '" + positional[0] + "' was given",
+                    "add the particle file path, or use named options (--dim-1 ..., -o FILE)");
+    if (positional.size() == 2) {
+        cfg.load_file(positional[0]);
+        if (!path.empty() && path != positional[1])
+            throw Error("two particle files given ('" + positional[1] + "' and '" + path + "')", "give one");
+        path = positional[1];
+    }
+    for (std::size_t i = 0; i < named.size(); ++i)
+        if (named[i].second->count() > 0) cfg.set(named[i].first, named_values[i]);
+    if (!csv.empty()) cfg.csv_file = csv;
+    if (path.empty()) path = default_path;
+    if (reading) cfg.validate_read();
+    else cfg.validate_write();
+}
+
+BackendConfig make_backend_config(const Cli& cli, int nprocs) {
+    const Config& c = cli.cfg;
+    const std::string& be = cli.common.backend;
+    const bool h5 = is_hdf5(be);
+    auto refuse = [&](const std::string& what, const std::string& why) {
+        throw Error(what + " is not available with backend '" + be + "': " + why,
+                    "use -a hdf5 (or hdf5_md), or drop " + what);
+    };
+    if (!h5) {
+        if (c.file == FilePattern::Interleaved)
+            refuse("FILE_PATTERN=INTERLEAVED", "it stores a compound (struct) dataset, which only HDF5 has");
+        if (c.compress) refuse("COMPRESS=YES", "chunked deflate storage is implemented by the HDF5 backends only");
+        if (c.align) refuse("ALIGN=YES", "it sets HDF5's object alignment (H5Pset_alignment)");
+        if (c.async) refuse("MODE=ASYNC", "it uses HDF5's asynchronous VOL connector");
+        if (c.subfiling) refuse("SUBFILING=YES", "it uses HDF5's subfiling VFD");
+    }
+    BackendConfig cfg = cli.common.backend_config();
+    cfg.collective = c.collective_data && !cli.common.independent;
+    if (c.compress && !cfg.collective && nprocs > 1 && !c.file_per_proc)
+        throw Error("COMPRESS=YES with independent data access on " + std::to_string(nprocs) + " ranks",
+                    "parallel HDF5 writes compressed datasets collectively only: set COLLECTIVE_DATA=YES");
+    if (h5) {
+        if (!cfg.params.count("hdf5.collective_metadata"))
+            cfg.params["hdf5.collective_metadata"] = c.collective_metadata ? "1" : "0";
+        if (c.subfiling) cfg.params["hdf5.subfiling"] = "1";
+        if (c.async) cfg.params["hdf5.async"] = "1";
+    }
+    return cfg;
+}
+
+double Metrics::raw_rate() const { return raw > 0 ? bytes / MiB / raw : 0.0; }
+double Metrics::observed_rate() const {
+    const double t = observed - compute;
+    return t > 0 ? bytes / MiB / t : 0.0;
+}
+
+Metrics reduce_metrics(MPI_Comm comm, bool writing, const nlohmann::json& j, double observed, double compute,
+                       std::uint64_t local_particles) {
+    const bool have = j.is_object() && j.contains("bytes");
+    const double bytes = have ? get(j, {"bytes", "total"}) : 0.0;
+    const double bw = have ? get(j, {"bandwidth_mib_s", "data_only"}) : 0.0;
+    const char* post = writing ? "post" : "post_read";
+    // Slowest rank for every time; bytes and particles summed.
+    double mx[8] = {have ? get(j, {"seconds", "fill", "max"}) : 0.0,
+                    bw > 0 ? bytes / MiB / bw : (have ? get(j, {"seconds", post, "max"}) + get(j, {"seconds", "flush", "max"}) : 0.0),
+                    have ? get(j, {"seconds", writing ? "define" : "open", "max"}) : 0.0,
+                    have ? get(j, {"seconds", "open", "max"}) : 0.0,
+                    have ? get(j, {"seconds", "flush", "max"}) : 0.0,
+                    have ? get(j, {"seconds", "close", "max"}) : 0.0,
+                    observed, compute};
+    double sum[2] = {bytes, static_cast<double>(local_particles)};
+    MPI_Allreduce(MPI_IN_PLACE, mx, 8, MPI_DOUBLE, MPI_MAX, comm);
+    MPI_Allreduce(MPI_IN_PLACE, sum, 2, MPI_DOUBLE, MPI_SUM, comm);
+    Metrics m;
+    m.writing = writing;
+    MPI_Comm_size(comm, &m.ranks);
+    m.prepare = mx[0];
+    m.raw = mx[1];
+    m.metadata = mx[2];
+    m.create = mx[3];
+    m.flush = mx[4];
+    m.close = mx[5];
+    m.observed = mx[6];
+    m.compute = mx[7];
+    m.bytes = sum[0];
+    m.particles = static_cast<std::uint64_t>(sum[1]);
+    return m;
+}
+
+void add_metrics(TextReport& t, const Metrics& m) {
+    const char* op = m.writing ? "write" : "read";
+    t.section("Performance results (time: slowest rank; size: all ranks)");
+    t.line("Total emulated compute time", m.compute, "s");
+    t.line(std::string("Total ") + op + " size", format_bytes(m.bytes));
+    t.count(std::string("Particles ") + (m.writing ? "written" : "read") + " per time step", m.particles);
+    if (m.writing) t.line("Data preparation time", m.prepare, "s");
+    t.line(std::string("Raw ") + op + " time", m.raw, "s");
+    t.line("Metadata time", m.metadata, "s");
+    t.line(m.writing ? "File create time" : "File open time", m.create, "s");
+    t.line("File flush time", m.flush, "s");
+    t.line("File close time", m.close, "s");
+    t.line("Observed completion time", m.observed, "s");
+    t.line(std::string("Raw ") + op + " rate", m.raw_rate(), "MiB/s", 3);
+    t.line(std::string("Observed ") + op + " rate", m.observed_rate(), "MiB/s", 3);
+}
+
+nlohmann::json metrics_json(const Metrics& m) {
+    return {{"operation", m.writing ? "write" : "read"},
+            {"ranks", m.ranks},
+            {"particles", m.particles},
+            {"total_size_bytes", m.bytes},
+            {"compute_seconds", m.compute},
+            {"data_preparation_seconds", m.prepare},
+            {"raw_seconds", m.raw},
+            {"metadata_seconds", m.metadata},
+            {m.writing ? "create_seconds" : "open_seconds", m.create},
+            {"flush_seconds", m.flush},
+            {"close_seconds", m.close},
+            {"observed_seconds", m.observed},
+            {"raw_rate_mib_s", m.raw_rate()},
+            {"observed_rate_mib_s", m.observed_rate()}};
+}
+
+void write_csv(const std::string& path, const Metrics& m, const Config& cfg,
+               const std::vector<std::pair<std::string, std::string>>& extra) {
+    std::ofstream out(path);
+    if (!out) throw Error("cannot write CSV file '" + path + "'", "check the directory exists and is writable");
+    auto row = [&](const std::string& k, const std::string& v, const std::string& unit) {
+        out << k << ", " << v << ", " << unit << "\n";
+    };
+    auto num = [](double v) {
+        char b[64];
+        std::snprintf(b, sizeof b, "%.6f", v);
+        return std::string(b);
+    };
+    row("metric", "value", "unit");
+    row("operation", m.writing ? "write" : "read", "");
+    row("ranks", std::to_string(m.ranks), "");
+    row("total number of particles", std::to_string(m.particles), "");
+    row("collective data", cfg.collective_data ? "YES" : "NO", "");
+    row("collective meta", cfg.collective_metadata ? "YES" : "NO", "");
+    row("subfiling", cfg.subfiling ? "YES" : "NO", "");
+    for (const auto& [k, v] : extra) row(k, v, "");
+    row("total compute time", num(m.compute), "seconds");
+    row("total size", num(m.bytes), "bytes");
+    row("raw time", num(m.raw), "seconds");
+    row("raw rate", num(m.raw_rate()), "MiB/s");
+    row("metadata time", num(m.metadata), "seconds");
+    row(m.writing ? "create time" : "open time", num(m.create), "seconds");
+    row("flush time", num(m.flush), "seconds");
+    row("close time", num(m.close), "seconds");
+    row("observed rate", num(m.observed_rate()), "MiB/s");
+    row("observed time", num(m.observed), "seconds");
+    if (!out) throw Error("writing CSV file '" + path + "' failed", "the file system may be full");
+}
+
+void write_env_metadata(const std::string& path) {
+    std::ofstream out(path);
+    if (!out) throw Error("cannot write ENV_METADATA_FILE '" + path + "'", "check the directory is writable");
+    static const char* const prefixes[] = {"HDF5_", "H5", "OMPI_", "MPICH_", "ROMIO_", "PMIX_", "ADIOS2_",
+                                           "PNETCDF_", "LD_LIBRARY_PATH", "ABT_"};
+    for (char** e = environ; e && *e; ++e) {
+        const std::string kv = *e;
+        for (const char* p : prefixes)
+            if (kv.rfind(p, 0) == 0) {
+                out << kv << "\n";
+                break;
+            }
+    }
+}
+
+void emulate_compute(double seconds) {
+    if (seconds > 0) std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+}
+
+}  // namespace iok::vpic

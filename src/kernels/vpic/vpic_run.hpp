@@ -1,0 +1,73 @@
+#pragma once
+// What the vpic (write) and bdcats (read) entry points share: the command
+// line (h5bench's "CONFIG_FILE FILE" form and named options), the checks of
+// what the chosen backend can do, and the h5bench metrics reduced over ranks.
+#include <mpi.h>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "backends/backend.hpp"
+#include "core/common_options.hpp"
+#include "core/report.hpp"
+#include "kernels/vpic/vpic_config.hpp"
+
+namespace iok::vpic {
+
+struct Cli {
+    Config cfg;
+    CommonOptions common;
+    std::vector<std::string> positional;  // h5bench form: CONFIG_FILE FILE
+    std::string path;                     // -o (vpic) / -i (bdcats)
+    std::string csv;                      // --csv (same as CSV_FILE)
+    int writers = 0;                      // bdcats --writers (0 = as many as read)
+    std::vector<std::pair<std::string, CLI::Option*>> named;  // KEY -> --key option
+    std::vector<std::string> named_values;
+
+    void add_to(CLI::App& app, bool reading);
+    // Loads the configuration file, applies named options, validates.
+    // Throws iok::Error.  `default_path` is used when no file was named.
+    void resolve(bool reading, const std::string& default_path);
+    bool reference_form() const { return !positional.empty(); }
+};
+
+// Backend settings for this configuration; refuses what the backend cannot
+// do (compound file layout, compression, alignment, async, subfiling on
+// non-HDF5 backends) with a clear message.  Throws iok::Error.
+BackendConfig make_backend_config(const Cli& cli, int nprocs);
+
+// h5bench's figures, reduced over ranks (time: slowest rank; bytes: sum).
+struct Metrics {
+    bool writing = true;
+    int ranks = 1;
+    double bytes = 0;
+    double compute = 0;    // emulated compute, total
+    double prepare = 0;    // pattern generation ("data preparation")
+    double raw = 0;        // inside the data calls (post + flush)
+    double metadata = 0;   // define (write) / open incl. dataset opens (read)
+    double create = 0, flush = 0, close = 0;
+    double observed = 0;   // create/open -> close, compute included
+    std::uint64_t particles = 0;
+    double raw_rate() const;       // MiB/s
+    double observed_rate() const;  // MiB/s, compute excluded
+};
+
+// Collective: combines this rank's FileOutcome JSON (present on rank 0 of
+// each file's communicator) and observed time into Metrics on every rank.
+Metrics reduce_metrics(MPI_Comm comm, bool writing, const nlohmann::json& file_json, double observed,
+                       double compute, std::uint64_t local_particles);
+
+void add_metrics(TextReport& t, const Metrics& m);
+nlohmann::json metrics_json(const Metrics& m);
+// "metric, value, unit" rows (h5bench's CSV_FILE).  Throws iok::Error.
+void write_csv(const std::string& path, const Metrics& m, const Config& cfg,
+               const std::vector<std::pair<std::string, std::string>>& extra);
+// ENV_METADATA_FILE: the environment variables that shape I/O (HDF5_*, MPI, ...).
+void write_env_metadata(const std::string& path);
+
+// Sleeps for the emulated compute time.
+void emulate_compute(double seconds);
+
+}  // namespace iok::vpic
