@@ -67,7 +67,9 @@ Decomposition from_e3sm_map(const std::string& path, const std::string& name) {
     d.nprocs = m.nprocs;
     d.array_size = dk->elements();
     for (int p = 0; p < m.nprocs; ++p) {
-        auto runs = dk->process_runs(p);  // real runs only, file order
+        auto runs = dk->process_runs(p);  // real runs only, in map order
+        // E3SM maps list runs in the model's order; a file view needs them sorted.
+        std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.offset < b.offset; });
         d.nreqs.push_back(static_cast<std::int64_t>(runs.size()));
         for (const auto& run : runs) {
             d.offsets.push_back(run.offset);

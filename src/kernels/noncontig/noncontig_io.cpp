@@ -101,6 +101,7 @@ IoResult run_noncontig_io(MPI_Comm comm, const IoSetup& s, const std::vector<Run
     }
 
     MPI_File fh = MPI_FILE_NULL;
+    if (s.write) {
     collective_step(comm, [&] {
         int rc = MPI_File_open(comm, s.path.c_str(), MPI_MODE_CREATE | MPI_MODE_RDWR, s.hints, &fh);
         if (rc != MPI_SUCCESS) {
@@ -151,10 +152,15 @@ IoResult run_noncontig_io(MPI_Comm comm, const IoSetup& s, const std::vector<Run
         res.hints_used = used;
         check(MPI_File_close(&fh), "MPI_File_close", s.path);
     });
+    }  // s.write
 
     if (verify) {
         collective_step(comm, [&] {
             check(MPI_File_open(comm, s.path.c_str(), MPI_MODE_RDONLY, s.hints, &fh), "MPI_File_open (read back)", s.path);
+            if (res.hints_used == MPI_INFO_NULL) {
+                MPI_File_get_info(fh, &res.hints_used);
+                res.layer = mpiio_layer_from_info(res.hints_used);
+            }
             MPI_Offset size = 0;
             MPI_File_get_size(fh, &size);
             res.file_size = static_cast<std::uint64_t>(size);

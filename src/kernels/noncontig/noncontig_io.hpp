@@ -27,6 +27,7 @@ struct IoSetup {
     int gap = 10;                 // floats between variables in the noncontiguous buffer
     bool collective = true;
     MPI_Info hints = MPI_INFO_NULL;
+    bool write = true;            // false: only read an existing file back and verify it
 };
 
 struct IoResult {
