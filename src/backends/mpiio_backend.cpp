@@ -9,7 +9,13 @@
 // reach for the same access pattern.
 //
 // Parameters (BackendConfig::params):
-//   sync=0|1   flush() calls MPI_File_sync (default 0: flush does nothing).
+//   sync=0|1       flush() calls MPI_File_sync (default 0: flush does nothing).
+//   aggregate=0|1  1: put/get only record the request; flush() moves every
+//                  pending variable in ONE collective call (a struct of the
+//                  per-variable filetypes at their absolute offsets, memory
+//                  addressed from MPI_BOTTOM) -- what PnetCDF's wait_all does,
+//                  so the two can be compared like for like.  Default 0: one
+//                  blocking call per put/get.
 //
 // Selections are cached by address (they are immutable and shared by every
 // variable of a decomposition, and live as long as the plan): the derived
@@ -19,7 +25,9 @@
 // selection means zero bytes).
 #include <mpi.h>
 
+#include <algorithm>
 #include <climits>
+#include <vector>
 #include <map>
 #include <tuple>
 
@@ -55,6 +63,10 @@ public:
         if (sync != "0" && sync != "1")
             throw Error("mpiio: parameter sync='" + sync + "' is not valid", "use sync=0 or sync=1");
         sync_ = sync == "1";
+        const std::string agg = cfg.param("aggregate", "0");
+        if (agg != "0" && agg != "1")
+            throw Error("mpiio: parameter aggregate='" + agg + "' is not valid", "use aggregate=0 or aggregate=1");
+        aggregate_ = agg == "1";
     }
     ~MpiioBackend() override {
         if (fh_ != MPI_FILE_NULL) MPI_File_close(&fh_);  // only on an error path
@@ -68,49 +80,54 @@ public:
 
     void create(const std::string& path, const FileSpec& spec, MPI_Comm comm) override {
         open_file(path, spec, comm, MPI_MODE_CREATE | MPI_MODE_RDWR, "create");
+        fh_mode_write_ = true;
         // The runner has already applied the overwrite policy: clobber like NC_CLOBBER.
         check(MPI_File_set_size(fh_, 0), "MPI_File_set_size", -1);
     }
     void define(const FileSpec&) override {}  // nothing to define: no header
     void open(const std::string& path, const FileSpec& spec, MPI_Comm comm) override {
         open_file(path, spec, comm, MPI_MODE_RDONLY, "open");
+        fh_mode_write_ = false;
     }
 
     void put(int var, const Selection& sel, std::int64_t record, const void* buf) override {
-        const SelectionTypes& t = view(var, sel, record);
-        MPI_Status st;
-        int rc = cfg_.collective ? MPI_File_write_all(fh_, buf, t.memory_count(), t.memory(), &st)
-                                 : MPI_File_write(fh_, buf, t.memory_count(), t.memory(), &st);
-        check(rc, cfg_.collective ? "MPI_File_write_all" : "MPI_File_write", var);
+        const SelectionTypes& t = types_for(var, sel);
+        if (aggregate_) {
+            queue(var, record, t, const_cast<void*>(buf));
+        } else {
+            set_view(layout_.offset(var, record), t.file(), var);
+            MPI_Status st;
+            int rc = cfg_.collective ? MPI_File_write_all(fh_, buf, t.memory_count(), t.memory(), &st)
+                                     : MPI_File_write(fh_, buf, t.memory_count(), t.memory(), &st);
+            check(rc, cfg_.collective ? "MPI_File_write_all" : "MPI_File_write", var);
+        }
         stats_.bytes_put += t.bytes();
         ++stats_.calls_put;
     }
 
     void get(int var, const Selection& sel, std::int64_t record, void* buf) override {
-        const SelectionTypes& t = view(var, sel, record);
-        MPI_Status st;
-        int rc = cfg_.collective ? MPI_File_read_all(fh_, buf, t.memory_count(), t.memory(), &st)
-                                 : MPI_File_read(fh_, buf, t.memory_count(), t.memory(), &st);
-        check(rc, cfg_.collective ? "MPI_File_read_all" : "MPI_File_read", var);
-        // A read past the end of file "succeeds" with stale buffer contents
-        // (both ROMIO and OMPIO report the full count), so compare against
-        // the file size instead.
-        const std::uint64_t end = layout_.offset(var, record) + t.file_end();
-        if (!sel.empty() && end > file_size_)
-            throw Error("cannot read variable " + spec_.vars[var].name +
-                            (spec_.vars[var].is_record(spec_) ? " record " + std::to_string(record) : "") +
-                            " from " + path_ + ": it needs " + std::to_string(end) + " bytes but the file has " +
-                            std::to_string(file_size_),
-                        "was the file written completely, with the same kernel options?");
+        const SelectionTypes& t = types_for(var, sel);
+        if (aggregate_) {
+            queue(var, record, t, buf);
+        } else {
+            set_view(layout_.offset(var, record), t.file(), var);
+            MPI_Status st;
+            int rc = cfg_.collective ? MPI_File_read_all(fh_, buf, t.memory_count(), t.memory(), &st)
+                                     : MPI_File_read(fh_, buf, t.memory_count(), t.memory(), &st);
+            check(rc, cfg_.collective ? "MPI_File_read_all" : "MPI_File_read", var);
+            check_end(var, record, t);
+        }
         stats_.bytes_get += t.bytes();
         ++stats_.calls_get;
     }
 
     void flush() override {
+        if (aggregate_ && fh_ != MPI_FILE_NULL) flush_pending();
         if (sync_ && fh_ != MPI_FILE_NULL) check(MPI_File_sync(fh_), "MPI_File_sync", -1);
     }
 
     void close() override {
+        if (aggregate_ && fh_ != MPI_FILE_NULL) flush_pending();
         if (fh_ != MPI_FILE_NULL) check(MPI_File_close(&fh_), "MPI_File_close", -1);
         types_.clear();
     }
@@ -125,6 +142,16 @@ public:
 private:
     BackendConfig cfg_;
     bool sync_ = false;
+    bool aggregate_ = false;
+    struct Pending {
+        int var;
+        std::int64_t record;
+        std::uint64_t disp;  // absolute file offset of the variable (record)
+        const SelectionTypes* types;
+        void* buf;
+    };
+    std::vector<Pending> pending_;
+    bool fh_mode_write_ = false;  // created (put) or opened read-only (get)
     MPI_File fh_ = MPI_FILE_NULL;
     std::string path_;
     FileSpec spec_;
@@ -155,10 +182,10 @@ private:
         }
     }
 
-    // Sets the file view for (var, record) and returns the selection's types.
-    const SelectionTypes& view(int var, const Selection& sel, std::int64_t record) {
+    // The selection's datatypes, built once per selection and element size.
+    const SelectionTypes& types_for(int var, const Selection& sel) {
         if (fh_ == MPI_FILE_NULL) throw Error("mpiio: put/get with no open file");
-        const std::uint64_t disp = layout_.offset(var, record);
+        layout_.offset(var, 0);  // range check of var
         const VarSpec& v = spec_.vars[var];
         if (sel.shape() != spec_.fixed_shape(v))
             throw Error("selection shape does not match variable " + v.name + " of " + path_);
@@ -167,12 +194,90 @@ private:
         auto it = types_.find(key);
         if (it == types_.end())
             it = types_.emplace(key, SelectionTypes::build(sel, esize, MPI_BYTE, 1)).first;
-        const SelectionTypes& t = it->second;
-        MPI_Datatype ftype = t.file() == MPI_DATATYPE_NULL ? MPI_BYTE : t.file();
+        return it->second;
+    }
+
+    void set_view(std::uint64_t disp, MPI_Datatype ftype, int var) {
         char native[] = "native";
-        check(MPI_File_set_view(fh_, static_cast<MPI_Offset>(disp), MPI_BYTE, ftype, native, MPI_INFO_NULL),
+        check(MPI_File_set_view(fh_, static_cast<MPI_Offset>(disp), MPI_BYTE,
+                                ftype == MPI_DATATYPE_NULL ? MPI_BYTE : ftype, native, MPI_INFO_NULL),
               "MPI_File_set_view", var);
-        return t;
+    }
+
+    // A read past the end of file "succeeds" with stale buffer contents (both
+    // ROMIO and OMPIO report the full count), so compare with the file size.
+    void check_end(int var, std::int64_t record, const SelectionTypes& t) const {
+        const std::uint64_t end = layout_.offset(var, record) + t.file_end();
+        if (t.bytes() > 0 && end > file_size_)
+            throw Error("cannot read variable " + spec_.vars[var].name +
+                            (spec_.vars[var].is_record(spec_) ? " record " + std::to_string(record) : "") +
+                            " from " + path_ + ": it needs " + std::to_string(end) + " bytes but the file has " +
+                            std::to_string(file_size_),
+                        "was the file written completely, with the same kernel options?");
+    }
+
+    // Aggregate mode.  A view needs non-decreasing displacements, so the same
+    // (variable, record) twice in one batch (e.g. data and fill runs) first
+    // flushes the batch; every rank calls put/get in the same order, so they
+    // all decide alike.
+    void queue(int var, std::int64_t record, const SelectionTypes& t, void* buf) {
+        const std::int64_t rec = layout_.is_record[var] ? record : 0;
+        for (const Pending& p : pending_)
+            if (p.var == var && p.record == rec) {
+                flush_pending();
+                break;
+            }
+        pending_.push_back({var, rec, layout_.offset(var, record), &t, buf});
+    }
+
+    void flush_pending() {
+        std::vector<Pending> batch;
+        batch.swap(pending_);
+        std::stable_sort(batch.begin(), batch.end(), [](const Pending& a, const Pending& b) { return a.disp < b.disp; });
+        std::vector<int> flens, mlens;
+        std::vector<MPI_Aint> fdisps, mdisps;
+        std::vector<MPI_Datatype> ftypes, mtypes;
+        for (const Pending& p : batch) {
+            if (p.types->bytes() == 0) continue;
+            flens.push_back(1);
+            fdisps.push_back(static_cast<MPI_Aint>(p.disp));
+            ftypes.push_back(p.types->file());
+            MPI_Aint addr = 0;
+            MPI_Get_address(p.buf, &addr);
+            mlens.push_back(p.types->memory_count());
+            mdisps.push_back(addr);
+            mtypes.push_back(p.types->memory());
+        }
+        MPI_Datatype ftype = MPI_BYTE, mtype = MPI_BYTE;
+        const int n = static_cast<int>(ftypes.size());
+        if (n > 0) {
+            MPI_Type_create_struct(n, flens.data(), fdisps.data(), ftypes.data(), &ftype);
+            MPI_Type_commit(&ftype);
+            MPI_Type_create_struct(n, mlens.data(), mdisps.data(), mtypes.data(), &mtype);
+            MPI_Type_commit(&mtype);
+        }
+        set_view(0, ftype, -1);
+        void* base = n > 0 ? MPI_BOTTOM : nullptr;
+        const int count = n > 0 ? 1 : 0;
+        MPI_Status st;
+        int rc;
+        const char* op;
+        if (fh_mode_write_) {
+            rc = cfg_.collective ? MPI_File_write_all(fh_, base, count, mtype, &st)
+                                 : MPI_File_write(fh_, base, count, mtype, &st);
+            op = cfg_.collective ? "MPI_File_write_all" : "MPI_File_write";
+        } else {
+            rc = cfg_.collective ? MPI_File_read_all(fh_, base, count, mtype, &st)
+                                 : MPI_File_read(fh_, base, count, mtype, &st);
+            op = cfg_.collective ? "MPI_File_read_all" : "MPI_File_read";
+        }
+        if (n > 0) {
+            MPI_Type_free(&ftype);
+            MPI_Type_free(&mtype);
+        }
+        check(rc, op, -1);
+        if (!fh_mode_write_)
+            for (const Pending& p : batch) check_end(p.var, p.record, *p.types);
     }
 
     void check(int rc, const char* op, int var) const {
