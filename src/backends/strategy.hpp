@@ -25,4 +25,13 @@ std::unique_ptr<Backend> make_strategy_backend(const std::string& strategy, cons
 // one per node).
 std::unique_ptr<Backend> make_rearrange_backend(std::unique_ptr<Backend> inner, int aggregators);
 
+// The blob strategy on its own (subfiles: number of subfiles, 0 = one per
+// node).  The output path becomes a directory; see strategy_blob_layout.hpp.
+std::unique_ptr<Backend> make_blob_backend(std::unique_ptr<Backend> inner, int subfiles);
+
+// The log strategy (subfiles: number of process groups, 0 = one per node).
+// Written natively with MPI-IO whatever library was named; the output path
+// becomes a directory; see strategy_log_layout.hpp.
+std::unique_ptr<Backend> make_log_backend(int subfiles, MPI_Info hints);
+
 }  // namespace iok

@@ -17,8 +17,22 @@ std::unique_ptr<Backend> make_strategy_backend(const std::string& strategy, cons
         if (aggregators < 0) throw Error("--param aggregators must be >= 0 (0 = one per node)");
         return make_rearrange_backend(make_backend(library, cfg), aggregators);
     }
+    if (strategy == "blob" || strategy == "log") {
+        int subfiles = 0;
+        try {
+            subfiles = std::stoi(cfg.param("subfiles", "0"));
+        } catch (const std::exception&) {
+            throw Error("subfile count '" + cfg.param("subfiles", "") + "' is not a number");
+        }
+        if (subfiles < 0) throw Error("the subfile count (-g) must be >= 0 (0 = one per node)");
+        if (strategy == "log") {
+            make_backend(library, cfg);  // the name must still be a backend of this build
+            return make_log_backend(subfiles, cfg.hints);
+        }
+        return make_blob_backend(make_backend(library, cfg), subfiles);
+    }
     throw Error("strategy '" + strategy + "' is not available in this build",
-                "use -x canonical or -x rearrange");
+                "use -x canonical, -x rearrange, -x blob or -x log");
 }
 
 }  // namespace iok

@@ -1,0 +1,200 @@
+// log_replay: rebuild the canonical file from a log output (written with
+// `-x log`), with any number of processes.
+//
+//   mpiexec -n P log_replay [-a pnetcdf] [-o out.nc] LOG_DIR
+//
+// The writer processes in LOG_DIR/log.json are split evenly over the P
+// replay processes.  Each reads its writers' indexes, then per flush group
+// (the fixed-size variables, then each record) reads every logged put of its
+// writers from the logs and puts it at its canonical place through the
+// Backend interface (one put per variable, one flush per group).
+#include <mpi.h>
+
+#include <CLI/CLI.hpp>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/backend.hpp"
+#include "backends/strategy_blob_layout.hpp"
+#include "backends/strategy_log_layout.hpp"
+#include "core/collective.hpp"
+#include "core/common_options.hpp"
+#include "core/output_files.hpp"
+#include "core/report.hpp"
+#include "core/stats.hpp"
+
+namespace {
+
+using namespace iok;
+
+struct Writer {
+    std::size_t group;
+    LogWriterIndex index;
+    std::map<std::pair<std::int64_t, std::int64_t>, std::vector<std::size_t>> entries;  // (var, record) -> puts
+};
+
+void replay(int argc, char** argv, MPI_Comm comm) {
+    int rank = 0, nprocs = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &nprocs);
+    CLI::App app{"Rebuild the canonical file from a log output (iokernels -x log), with any number of processes.",
+                 "log_replay"};
+    CommonOptions common;
+    common.add_to(app, "pnetcdf");
+    std::string input, output;
+    app.add_option("input", input, "the log output directory (holds log.json, log_* and index_*)")->required();
+    app.add_option("-o,--output", output, "canonical file to write (default: the input path with _canonical inserted)");
+    int code = 0;
+    bool done = false;
+    collective_step(comm, [&] { done = parse_command_line(app, argc, argv, comm, &code); });
+    if (done) return;
+    while (input.size() > 1 && input.back() == '/') input.pop_back();
+    if (output.empty()) output = insert_suffix(input, "canonical");
+
+    MPI_Barrier(comm);
+    const double t0 = MPI_Wtime();
+    const LogIndex x = read_log_index(input, comm);
+    OutputFiles files(comm, true, common.overwrite);  // the product is kept
+    files.claim(output);
+
+    std::vector<std::pair<std::size_t, std::size_t>> all;  // (group, position)
+    for (std::size_t g = 0; g < x.groups.size(); ++g)
+        for (std::size_t i = 0; i < x.groups[g].ranks.size(); ++i) all.push_back({g, i});
+    const std::size_t W = all.size();
+    const std::size_t lo = W * static_cast<std::size_t>(rank) / static_cast<std::size_t>(nprocs);
+    const std::size_t hi = W * static_cast<std::size_t>(rank + 1) / static_cast<std::size_t>(nprocs);
+
+    std::map<std::size_t, MPI_File> logs;
+    std::vector<Writer> writers;
+    collective_step(comm, [&] {
+        for (std::size_t w = lo; w < hi; ++w) {
+            const auto [g, pos] = all[w];
+            MPI_File ih;
+            if (MPI_File_open(MPI_COMM_SELF, log_index_path(input, g).c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &ih))
+                throw Error("cannot open " + log_index_path(input, g), "the log output is incomplete");
+            std::vector<std::int64_t> raw(static_cast<std::size_t>(x.groups[g].index_length[pos]));
+            MPI_File_read_at(ih, static_cast<MPI_Offset>(x.groups[g].index_offset[pos] * 8), raw.data(),
+                             static_cast<int>(raw.size()), MPI_INT64_T, MPI_STATUS_IGNORE);
+            MPI_File_close(&ih);
+            Writer wr{g, log_parse(raw, log_index_path(input, g)), {}};
+            for (std::size_t e = 0; e < wr.index.entries.size(); ++e) {
+                const LogEntry& en = wr.index.entries[e];
+                if (en.var < 0 || static_cast<std::size_t>(en.var) >= x.spec.vars.size())
+                    throw Error(log_index_path(input, g) + ": entry names variable " + std::to_string(en.var));
+                wr.entries[{en.var, en.record}].push_back(e);
+            }
+            writers.push_back(std::move(wr));
+            if (!logs.count(g)) {
+                MPI_File fh;
+                if (MPI_File_open(MPI_COMM_SELF, log_data_path(input, g).c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &fh))
+                    throw Error("cannot open " + log_data_path(input, g), "the log output is incomplete");
+                logs[g] = fh;
+            }
+        }
+    });
+
+    BackendConfig cfg = common.backend_config();
+    std::unique_ptr<Backend> out;
+    collective_step(comm, [&] {
+        out = make_backend(common.backend, cfg);
+        FileSpec spec = x.spec;
+        spec.path = output;
+        out->create(output, spec, comm);
+        out->define(spec);
+    });
+
+    // Selections shared by every (variable, record) whose puts used the same
+    // writer selections; they live until close (backends cache by address).
+    std::map<std::vector<std::int64_t>, std::shared_ptr<Selection>> shared;
+    std::uint64_t bytes = 0;
+    auto pass = [&](bool records, std::int64_t rec) {
+        std::vector<std::vector<unsigned char>> bufs;
+        for (std::size_t v = 0; v < x.spec.vars.size(); ++v) {
+            const VarSpec& var = x.spec.vars[v];
+            if (var.is_record(x.spec) != records) continue;
+            const auto shape = x.spec.fixed_shape(var);
+            std::vector<std::int64_t> key{static_cast<std::int64_t>(v)};
+            std::int64_t n = 0;
+            std::vector<const LogEntry*> puts;
+            for (std::size_t w = 0; w < writers.size(); ++w) {
+                auto it = writers[w].entries.find({static_cast<std::int64_t>(v), rec});
+                if (it == writers[w].entries.end()) continue;
+                for (std::size_t e : it->second) {
+                    const LogEntry& en = writers[w].index.entries[e];
+                    key.insert(key.end(), {static_cast<std::int64_t>(w), en.sel});
+                    puts.push_back(&en);
+                    n += en.nbytes;
+                }
+            }
+            auto& sel = shared[key];
+            if (!sel) {
+                sel = std::make_shared<Selection>(shape);
+                for (std::size_t i = 1; i < key.size(); i += 2) {
+                    const LogSel& s = writers[static_cast<std::size_t>(key[i])].index.sels[static_cast<std::size_t>(key[i + 1])];
+                    if (s.ndims != static_cast<std::int64_t>(shape.size()))
+                        throw Error("log index: a put of variable " + var.name + " has " + std::to_string(s.ndims) +
+                                    " dimensions", "the log output is corrupt");
+                    add_blocks_from_ints(*sel, s.ints.data(), s.nblocks);
+                }
+            }
+            if (static_cast<std::uint64_t>(n) != sel->elements() * dtype_size(var.type))
+                throw Error("log index: the puts of variable " + var.name + " hold " + std::to_string(n) +
+                            " bytes, their blocks " + std::to_string(sel->elements() * dtype_size(var.type)),
+                            "the log output is corrupt");
+            bufs.emplace_back(static_cast<std::size_t>(n) + 1);
+            std::size_t at = 0;
+            std::size_t k = 1;
+            for (const LogEntry* en : puts) {
+                const std::size_t g = writers[static_cast<std::size_t>(key[k])].group;
+                MPI_Status st;
+                MPI_File_read_at(logs.at(g), static_cast<MPI_Offset>(en->offset), bufs.back().data() + at,
+                                 static_cast<int>(en->nbytes), MPI_BYTE, &st);
+                int got = 0;
+                MPI_Get_count(&st, MPI_BYTE, &got);
+                if (got != en->nbytes)
+                    throw Error(log_data_path(input, g) + " ends before a logged put of " + var.name,
+                                "the log output is truncated");
+                at += static_cast<std::size_t>(en->nbytes);
+                k += 2;
+            }
+            out->put(static_cast<int>(v), *sel, rec, bufs.back().data());
+            bytes += static_cast<std::uint64_t>(n);
+        }
+        out->flush();
+    };
+    collective_step(comm, [&] { pass(false, 0); });
+    for (std::int64_t r = 0; r < x.nrecords; ++r) collective_step(comm, [&] { pass(true, r); });
+    collective_step(comm, [&] {
+        for (auto& kv : logs) MPI_File_close(&kv.second);
+        out->close();
+    });
+    const double t = MPI_Wtime() - t0;
+    auto st = reduce_over_ranks(comm, {t, static_cast<double>(bytes)});
+    if (rank == 0 && !common.quiet) {
+        TextReport rep;
+        rep.section("log_replay");
+        rep.line("Input (log output)", input);
+        rep.count("Writer processes", static_cast<std::uint64_t>(x.writers));
+        rep.count("Process groups (logs)", static_cast<std::uint64_t>(x.groups.size()));
+        rep.count("Replay processes", static_cast<std::uint64_t>(nprocs));
+        rep.count("Records", static_cast<std::uint64_t>(x.nrecords));
+        rep.line("Output (canonical)", output);
+        rep.line("Output API", out->name() + " (" + out->library() + ")");
+        rep.line("Data amount", format_bytes(st[1].sum));
+        rep.line("Time (max)", st[0].max, "s");
+        rep.line("Bandwidth", st[0].max > 0 ? st[1].sum / MiB / st[0].max : 0.0, "MiB/s");
+        rep.print();
+    }
+    free_config(cfg);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    int rc = iok::run_kernel_main("log_replay", MPI_COMM_WORLD, [&] { replay(argc, argv, MPI_COMM_WORLD); });
+    MPI_Finalize();
+    return rc;
+}
