@@ -38,27 +38,21 @@ def h5dump_header(path, *extra):
 
 
 def dataset_shapes(header):
-    """{'/Timestep_0/x': (n,), ...} from h5dump -H text."""
-    shapes, group, ds = {}, [], None
+    """{'/Timestep_0/x': (n,), ...} from h5dump -H text (groups tracked by braces)."""
+    shapes, stack = {}, []  # stack of (kind, name) per open brace
     for line in header.splitlines():
         s = line.strip()
-        m = re.match(r'GROUP "([^"]+)" \{', s)
-        if m:
-            group.append(m.group(1))
-            continue
-        m = re.match(r'DATASET "([^"]+)" \{', s)
-        if m:
-            ds = m.group(1)
-            continue
-        m = re.match(r"DATASPACE\s+SIMPLE \{ \( ([\d, ]+) \)", s)
-        if m and ds:
-            path = "/".join(g for g in group if g != "/") + "/" + ds
-            shapes["/" + path.lstrip("/")] = tuple(int(x) for x in m.group(1).split(","))
-            ds = None
-            continue
-        if s == "}" and ds is None and group:
-            # closing a group (datasets close after their DATASPACE was seen)
-            pass
+        m = re.match(r'(GROUP|DATASET) "([^"]+)" \{$', s)
+        m_space = re.match(r"DATASPACE\s+SIMPLE \{ \( ([\d, ]+) \)", s)
+        if m_space and stack and stack[-1][0] == "DATASET":
+            groups = [n for k, n in stack[:-1] if k == "GROUP" and n != "/"]
+            path = "/" + "/".join(groups + [stack[-1][1]])
+            shapes[path] = tuple(int(x) for x in m_space.group(1).split(","))
+        opens, closes = s.count("{"), s.count("}")
+        if opens > closes:
+            stack.append((m.group(1), m.group(2)) if m else ("OTHER", ""))
+        for _ in range(closes - opens):
+            stack.pop()
     return shapes
 
 
