@@ -141,7 +141,7 @@ def test_blob_g_subfiles_and_headers(e3sm_maps, tmp_path, needs_pnetcdf):
     subfile is a plain CDF-5 file whose variables are 1-D."""
     blob, _ = write_blob_and_replay("G", 4, 1, e3sm_maps / MAPS["G"], tmp_path, subfiles=3)
     index = json.loads((blob / "blob.json").read_text())
-    assert [s["ranks"] for s in index["subfiles"]] == [[0], [1], [2, 3]]
+    assert [s["ranks"] for s in index["subfiles"]] == [[0, 1], [2], [3]]  # group = rank * g // size
     subs = sorted(p.name for p in blob.glob("subfile_*"))
     assert subs == ["subfile_0000.nc", "subfile_0001.nc", "subfile_0002.nc"]
     head = subprocess.run(["ncmpidump", "-h", str(blob / subs[2])], capture_output=True, text=True).stdout
@@ -168,7 +168,7 @@ def test_corrupt_subfile_value_is_named(e3sm_maps, tmp_path, needs_pnetcdf):
 import sys, netCDF4
 with netCDF4.Dataset(sys.argv[1], "r+") as ds:
     ds.set_auto_maskandscale(False)
-    v = ds.variables["timeMonthly_avg_activeTracers_temperature"]
+    v = ds.variables["vertTransportVelocityTop"]
     v[0, 7] = v[0, 7] + 1000.0
 """
     p = subprocess.run([sys.executable, "-c", code, str(blob / "subfile_0000.nc")], capture_output=True, text=True)
@@ -176,11 +176,11 @@ with netCDF4.Dataset(sys.argv[1], "r+") as ds:
         pytest.skip("netCDF4 python module missing")
     assert p.returncode == 0, p.stderr
     bad = iok(4, "e3sm", "-r", "1", "-x", "blob", "-i", blob, mapfile, check=False)
-    assert_all_ranks_fail(bad, "verification failed", "timeMonthly_avg_activeTracers_temperature", "element")
+    assert_all_ranks_fail(bad, "verification failed", "vertTransportVelocityTop", "element")
     again = tmp_path / "corrupt_replayed.nc"
     mpirun(3, [blob_replay(), blob, "-o", again])
     bad = iok(4, "e3sm", "-r", "1", "-i", again, mapfile, check=False)
-    assert_all_ranks_fail(bad, "verification failed", "timeMonthly_avg_activeTracers_temperature", "record 0")
+    assert_all_ranks_fail(bad, "verification failed", "vertTransportVelocityTop", "record 0")
 
 
 def test_blob_read_with_other_rank_count_is_refused(e3sm_maps, tmp_path, needs_pnetcdf):
