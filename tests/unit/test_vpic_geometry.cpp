@@ -234,7 +234,9 @@ TEST(VpicGeometry, NormalCountsAreDeterministic) {
     for (int r = 0; r < 16; ++r) {
         auto s = write_selection(g, c, r);
         EXPECT_EQ(s.elements(), n[r]);
-        if (n[r]) EXPECT_EQ(s.start(0)[0], static_cast<std::int64_t>(off));
+        if (n[r]) {
+            EXPECT_EQ(s.start(0)[0], static_cast<std::int64_t>(off));
+        }
         off += n[r];
     }
     EXPECT_EQ(g.shape[0], off);

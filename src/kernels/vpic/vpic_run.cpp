@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <thread>
 
 #include "core/error.hpp"
@@ -17,6 +18,37 @@ std::string option_name(const std::string& key) {
     std::string n = "--";
     for (char c : key) n += c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return n;
+}
+
+// Defaults as the reference's (shown in --help; the Config holds the same).
+std::string key_default(const std::string& k) {
+    static const std::map<std::string, std::string> d = {
+        {"MEM_PATTERN", "CONTIG"}, {"FILE_PATTERN", "CONTIG"}, {"TIMESTEPS", "1"},
+        {"EMULATED_COMPUTE_TIME_PER_TIMESTEP", "0 s"}, {"NUM_DIMS", "1"}, {"DIM_1", "1"}, {"DIM_2", "1"},
+        {"DIM_3", "1"}, {"BLOCK_SIZE", "1"}, {"BLOCK_SIZE_2", "1"}, {"STRIDE_SIZE", "1"}, {"STRIDE_SIZE_2", "1"},
+        {"BLOCK_CNT", "1"}, {"COLLECTIVE_DATA", "NO"}, {"COLLECTIVE_METADATA", "NO"}, {"COMPRESS", "NO"},
+        {"COMPRESS_LEVEL", "6"}, {"MODE", "SYNC"}, {"IO_MEM_LIMIT", "0"}, {"DELAYED_CLOSE_TIMESTEPS", "0"},
+        {"SUBFILING", "NO"}, {"FILE_PER_PROC", "NO"}, {"ALIGN", "NO"}, {"ALIGN_THRESHOLD", "0"},
+        {"ALIGN_LEN", "0"}, {"STDEV_DIM_1", "0"}, {"SEED", "1"}, {"READ_OPTION", "FULL"},
+        {"TO_READ_NUM_PARTICLES", "0"}};
+    auto it = d.find(k);
+    return it == d.end() ? "" : it->second;
+}
+
+std::string key_help(const std::string& k) {
+    static const std::map<std::string, std::string> h = {
+        {"MEM_PATTERN", ": CONTIG|INTERLEAVED (STRIDED is refused)"},
+        {"FILE_PATTERN", ": CONTIG|INTERLEAVED (compound, HDF5)|STRIDED (1-D)"},
+        {"EMULATED_COMPUTE_TIME_PER_TIMESTEP", ": sleep between steps, with a unit (s, ms, us, min)"},
+        {"DIM_1", ": particles per rank along dim 1 (units K, M, G, T = powers of 1024)"},
+        {"CHUNK_DIM_1", ": chunk length (with COMPRESS=YES)"},
+        {"COMPRESS_LEVEL", ": deflate level 1..9 (extension)"},
+        {"MODE", ": SYNC|ASYNC (ASYNC needs HDF5's async VOL connector)"},
+        {"STDEV_DIM_1", ": > 0 draws each rank's count from N(DIM_1, STDEV_DIM_1)"},
+        {"SEED", ": seed of the normal distribution (extension)"},
+        {"READ_OPTION", ": FULL|PARTIAL|STRIDED (1-D), LDC|RDC|PRL|CS (2-D)"}};
+    auto it = h.find(k);
+    return it == h.end() ? "" : it->second;
 }
 
 bool is_hdf5(const std::string& backend) { return backend == "hdf5" || backend == "hdf5_md"; }
@@ -53,7 +85,9 @@ void Cli::add_to(CLI::App& app, bool reading) {
     named_values.resize(config_keys().size());
     for (std::size_t i = 0; i < config_keys().size(); ++i) {
         const std::string& k = config_keys()[i];
-        named.push_back({k, app.add_option(option_name(k), named_values[i], "configuration key " + k)});
+        CLI::Option* o = app.add_option(option_name(k), named_values[i], "configuration key " + k + key_help(k));
+        o->default_str(key_default(k));
+        named.push_back({k, o});
     }
 }
 
