@@ -271,7 +271,7 @@ def test_adios_blob_readable_by_bpls(e3sm_maps, tmp_path, needs_pnetcdf):
     if "adios" not in registered_backends():
         pytest.skip("adios not in this build")
     import shutil
-    bpls = shutil.which("bpls")
+    bpls = shutil.which("bpls") or shutil.which("bpls.mpi")
     if not bpls:
         pytest.skip("bpls not installed")
     blob = tmp_path / "g_adios.nc"
