@@ -1,6 +1,7 @@
 #include "core/collective.hpp"
 
 #include <climits>
+#include <string>
 #include <cstdio>
 #include <vector>
 
@@ -54,10 +55,14 @@ int run_kernel_main(const char* kernel, MPI_Comm comm, const std::function<void(
         return 0;
     } catch (const CollectiveFailure& e) {
         if (rank == 0) {
-            std::fprintf(stderr, "iokernels %s: error: %s", kernel, e.what());
-            if (size > 1 && e.failing_rank() != 0) std::fprintf(stderr, " (rank %d)", e.failing_rank());
-            std::fprintf(stderr, "\n");
-            if (!e.hint().empty()) std::fprintf(stderr, "  hint: %s\n", e.hint().c_str());
+            // one write: the launcher forwards stderr in chunks, and a message
+            // split over several writes can reach the user partly
+            std::string msg = std::string("iokernels ") + kernel + ": error: " + e.what();
+            if (size > 1 && e.failing_rank() != 0) msg += " (rank " + std::to_string(e.failing_rank()) + ")";
+            msg += "\n";
+            if (!e.hint().empty()) msg += "  hint: " + e.hint() + "\n";
+            std::fputs(msg.c_str(), stderr);
+            std::fflush(stderr);
         }
         return 1;
     } catch (const std::exception& e) {

@@ -24,6 +24,10 @@ struct FilePlan {
     int flush_every = 1;       // records per flush; 0 = flush once at the end
     std::vector<int> order;    // variable write order (defaults to 0..n-1)
     std::uint64_t requests = 0;  // this rank's request count (blocks), for the report
+    // Mixed into every variable's pattern key: files of one run that share
+    // variable names (S3D checkpoints) then hold different data, so reading
+    // the wrong file cannot pass verification.
+    std::uint64_t pattern_seed = 0;
 
     std::vector<int> write_order() const;
 };

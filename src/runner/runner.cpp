@@ -125,7 +125,7 @@ void FileRun::prepare(std::vector<Request>& reqs, BufferArena& arena) {
         } else if (q.fill) {
             fill_constant(var.type, buf, q.sel->elements(), var.fill_value.value_or(0.0));
         } else {
-            pattern_fill(var.type, buf, *q.sel, pattern_key(var.name), static_cast<std::uint64_t>(q.record));
+            pattern_fill(var.type, buf, *q.sel, (pattern_key(var.name) ^ plan_.pattern_seed), static_cast<std::uint64_t>(q.record));
         }
     }
 }
@@ -135,7 +135,7 @@ void FileRun::verify(const std::vector<Request>& reqs, BufferArena& arena) {
         const VarSpec& var = plan_.spec.vars[static_cast<std::size_t>(q.var)];
         const void* buf = arena.data(q.slice);
         Mismatch m = q.fill ? constant_check(var.type, buf, *q.sel, var.fill_value.value_or(0.0))
-                            : pattern_check(var.type, buf, *q.sel, pattern_key(var.name),
+                            : pattern_check(var.type, buf, *q.sel, (pattern_key(var.name) ^ plan_.pattern_seed),
                                             static_cast<std::uint64_t>(q.record));
         if (!m.found) continue;
         ++mismatches_;
@@ -327,58 +327,46 @@ FileOutcome Runner::read(const FilePlan& plan, const std::string& path) {
     return run.run(path);
 }
 
-struct RecordWriter::Impl {
+// One file kept open over several calls, records written or read in steps;
+// RecordWriter and RecordReader are the two directions of it.
+struct RecordStream {
     RunOptions opt;
     FileRun run;
     std::string path;
-    int written = 0;  // records written so far
-    Impl(MPI_Comm comm, Backend& be, const RunOptions& o, const FilePlan& plan, std::string p)
-        : opt(o), run(comm, be, opt, plan, true), path(std::move(p)) {}
+    int done = 0;  // records handled so far
+    RecordStream(MPI_Comm comm, Backend& be, const RunOptions& o, const FilePlan& plan, std::string p, bool writing)
+        : opt(o), run(comm, be, opt, plan, writing), path(std::move(p)) {
+        run.begin(path);
+    }
+    void step(int first, int last) {
+        run.step(first, last, done == 0);
+        done += last - first;
+    }
+    FileOutcome close() {
+        if (done == 0) run.step(0, 0, true);  // fixed-size variables are still handled
+        return run.finish(path);
+    }
+};
+
+struct RecordWriter::Impl : RecordStream {
+    using RecordStream::RecordStream;
+};
+struct RecordReader::Impl : RecordStream {
+    using RecordStream::RecordStream;
 };
 
 RecordWriter::RecordWriter(MPI_Comm comm, Backend& backend, RunOptions opts, const FilePlan& plan,
                            const std::string& path)
-    : impl_(std::make_unique<Impl>(comm, backend, opts, plan, path)) {
-    impl_->run.begin(path);
-}
-
+    : impl_(std::make_unique<Impl>(comm, backend, opts, plan, path, true)) {}
 RecordWriter::~RecordWriter() = default;
-
-void RecordWriter::write(int first_record, int last_record) {
-    impl_->run.step(first_record, last_record, impl_->written == 0);
-    impl_->written += last_record - first_record;
-}
-
-FileOutcome RecordWriter::close() {
-    if (impl_->written == 0) impl_->run.step(0, 0, true);  // fixed-size variables still get written
-    return impl_->run.finish(impl_->path);
-}
-
-struct RecordReader::Impl {
-    RunOptions opt;
-    FileRun run;
-    std::string path;
-    int done = 0;  // records read so far
-    Impl(MPI_Comm comm, Backend& be, const RunOptions& o, const FilePlan& plan, std::string p)
-        : opt(o), run(comm, be, opt, plan, false), path(std::move(p)) {}
-};
+void RecordWriter::write(int first_record, int last_record) { impl_->step(first_record, last_record); }
+FileOutcome RecordWriter::close() { return impl_->close(); }
 
 RecordReader::RecordReader(MPI_Comm comm, Backend& backend, RunOptions opts, const FilePlan& plan,
                            const std::string& path)
-    : impl_(std::make_unique<Impl>(comm, backend, opts, plan, path)) {
-    impl_->run.begin(path);
-}
-
+    : impl_(std::make_unique<Impl>(comm, backend, opts, plan, path, false)) {}
 RecordReader::~RecordReader() = default;
-
-void RecordReader::read(int first_record, int last_record) {
-    impl_->run.step(first_record, last_record, impl_->done == 0);
-    impl_->done += last_record - first_record;
-}
-
-FileOutcome RecordReader::close() {
-    if (impl_->done == 0) impl_->run.step(0, 0, true);
-    return impl_->run.finish(impl_->path);
-}
+void RecordReader::read(int first_record, int last_record) { impl_->step(first_record, last_record); }
+FileOutcome RecordReader::close() { return impl_->close(); }
 
 }  // namespace iok

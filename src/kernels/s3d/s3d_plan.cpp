@@ -28,6 +28,7 @@ FilePlan checkpoint_plan(const Grid& g, int rank, int checkpoint) {
     FilePlan p;
     FileSpec& f = p.spec;
     f.label = "ckpt" + std::to_string(checkpoint);
+    p.pattern_seed = static_cast<std::uint64_t>(checkpoint) * 0x9e3779b97f4a7c15ull;  // distinct data per checkpoint
     // Dimension order of the reference: x y z nsc three.
     const auto len = [](std::int64_t n) { return static_cast<std::uint64_t>(n); };
     f.dims = {{"x", len(g.nx_g), false},
