@@ -15,7 +15,14 @@ std::unique_ptr<Backend> make_strategy_backend(const std::string& strategy, cons
             throw Error("--param aggregators=" + cfg.param("aggregators", "") + " is not a number");
         }
         if (aggregators < 0) throw Error("--param aggregators must be >= 0 (0 = one per node)");
-        return make_rearrange_backend(make_backend(library, cfg), aggregators);
+        // After rearranging, each aggregator holds a few large contiguous
+        // pieces: collective buffering has nothing left to merge and only adds
+        // a synchronisation per variable (measured: hdf5 F case, 4 ranks,
+        // 15.2 s collective vs 3.3 s independent).  So the library writes
+        // independently unless --param rearrange.collective=1.
+        BackendConfig inner = cfg;
+        inner.collective = cfg.param("rearrange.collective", "0") == "1" && cfg.collective;
+        return make_rearrange_backend(make_backend(library, inner), aggregators);
     }
     if (strategy == "blob" || strategy == "log") {
         int subfiles = 0;
