@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/broadcast_file.hpp"
 #include "core/collective.hpp"
 #include "core/error.hpp"
 
@@ -292,24 +293,9 @@ void make_output_directory(const std::string& dir, const char* marker) {
 }
 
 BlobIndex read_blob_index(const std::string& dir, MPI_Comm comm) {
-    int rank = 0;
-    MPI_Comm_rank(comm, &rank);
     const std::string where = dir + "/" + kBlobIndexName;
-    std::string text;
-    collective_step(comm, [&] {
-        if (rank != 0) return;
-        std::ifstream in(where);
-        if (!in)
-            throw Error("cannot read " + where,
-                        "is " + dir + " a blob output (written with -x blob) and was it closed cleanly?");
-        std::stringstream ss;
-        ss << in.rdbuf();
-        text = ss.str();
-    });
-    long long n = static_cast<long long>(text.size());
-    MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, comm);
-    text.resize(static_cast<std::size_t>(n));
-    MPI_Bcast(text.data(), static_cast<int>(n), MPI_CHAR, 0, comm);
+    const std::string text = read_text_collective(
+        where, comm, "is " + dir + " a blob output (written with -x blob) and was it closed cleanly?");
     BlobIndex x;
     collective_step(comm, [&] { x = blob_index_from_json(text, where); });
     return x;

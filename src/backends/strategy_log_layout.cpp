@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/strategy_blob_layout.hpp"
+#include "core/broadcast_file.hpp"
 #include "core/collective.hpp"
 #include "core/error.hpp"
 
@@ -80,24 +81,9 @@ std::string log_index_to_json(const LogIndex& x) {
 }
 
 LogIndex read_log_index(const std::string& dir, MPI_Comm comm) {
-    int rank = 0;
-    MPI_Comm_rank(comm, &rank);
     const std::string where = dir + "/" + kLogIndexName;
-    std::string text;
-    collective_step(comm, [&] {
-        if (rank != 0) return;
-        std::ifstream in(where);
-        if (!in)
-            throw Error("cannot read " + where,
-                        "is " + dir + " a log output (written with -x log) and was it closed cleanly?");
-        std::stringstream ss;
-        ss << in.rdbuf();
-        text = ss.str();
-    });
-    long long n = static_cast<long long>(text.size());
-    MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, comm);
-    text.resize(static_cast<std::size_t>(n));
-    MPI_Bcast(text.data(), static_cast<int>(n), MPI_CHAR, 0, comm);
+    const std::string text = read_text_collective(
+        where, comm, "is " + dir + " a log output (written with -x log) and was it closed cleanly?");
     LogIndex x;
     collective_step(comm, [&] {
         try {
