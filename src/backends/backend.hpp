@@ -35,6 +35,16 @@ struct BackendConfig {
     std::string param(const std::string& key, const std::string& dflt) const;
 };
 
+// An array of structs in the user's memory (h5bench MEM_PATTERN=INTERLEAVED):
+// one selection, and for element i of it field k (variable vars[k]) sits at
+// base + i*stride + offsets[k].
+struct StructBuffer {
+    std::vector<int> vars;
+    std::vector<std::size_t> offsets;
+    std::size_t stride = 0;
+    void* base = nullptr;  // read into (get_struct) or written from (put_struct)
+};
+
 struct BackendStats {
     std::uint64_t bytes_put = 0;        // user data bytes handed to put()
     std::uint64_t bytes_get = 0;
@@ -59,6 +69,14 @@ public:
     virtual void get(int var, const Selection& sel, std::int64_t record, void* buf) = 0;
     virtual void flush() = 0;
     virtual void close() = 0;
+
+    // put()/get() of every field of an array of structs, handing the library
+    // the strided memory as it is (HDF5: compound memory types) instead of a
+    // packed copy per field.  Same rules as put()/get().  Returns false, having
+    // done nothing, when the backend cannot describe this layout; the caller
+    // then packs each field and uses put()/get().
+    virtual bool put_struct(const StructBuffer&, const Selection&, std::int64_t /*record*/) { return false; }
+    virtual bool get_struct(const StructBuffer&, const Selection&, std::int64_t /*record*/) { return false; }
 
     // MPI-IO hints in effect on the open file (MPI_File_get_info); call between
     // create/open and close.  MPI_INFO_NULL when the library does not expose it.

@@ -55,9 +55,39 @@ public:
         ++stats_.calls_get;
     }
 
+    // An array of structs: one H5Dwrite per dataset touched, HDF5 gathering
+    // the fields from the strided memory itself.
+    bool put_struct(const StructBuffer& b, const Selection& sel, std::int64_t record) override {
+        return move_struct(b, sel, record, true);
+    }
+    bool get_struct(const StructBuffer& b, const Selection& sel, std::int64_t record) override {
+        return move_struct(b, sel, record, false);
+    }
+
     void flush() override {
         if (cfg_.param("flush", "0") == "1" && file_.get() >= 0)
             h5::check(H5Fflush(file_, H5F_SCOPE_LOCAL), "H5Fflush '" + path_ + "'");
+    }
+private:
+    bool move_struct(const StructBuffer& b, const Selection& sel, std::int64_t record, bool write) {
+        const auto transfers = struct_transfers(b, sel, record, write);
+        if (transfers.empty()) return false;
+        static char dummy = 0;  // HDF5 rejects a null buffer even for empty selections
+        for (const auto& t : transfers) {
+            void* buf = t.buf ? t.buf : &dummy;
+            const std::string what = var_what(t.var) + " (array of structs)";
+            if (write) {
+                h5::check(H5Dwrite(t.dset, t.mem_type, *t.mem_space, *t.file_space, dxpl_, buf), "writing " + what);
+                stats_.bytes_put += t.bytes;
+                ++stats_.calls_put;
+            } else {
+                h5::check(H5Dread(t.dset, t.mem_type, *t.mem_space, *t.file_space, dxpl_, buf), "reading " + what,
+                          "check the file was written completely (h5dump -H)");
+                stats_.bytes_get += t.bytes;
+                ++stats_.calls_get;
+            }
+        }
+        return true;
     }
 };
 

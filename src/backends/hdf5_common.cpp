@@ -695,6 +695,76 @@ Hdf5Base::Target Hdf5Base::target(int var, std::int64_t record, bool writing) {
             rec ? record : -1};
 }
 
+std::vector<Hdf5Base::StructTransfer> Hdf5Base::struct_transfers(const StructBuffer& b, const Selection& sel,
+                                                                std::int64_t record, bool writing) {
+    std::vector<StructTransfer> out;
+    if (b.vars.empty() || b.vars.size() != b.offsets.size()) return out;
+    auto var_of = [&](int v) -> const VarSpec& { return spec_.vars[static_cast<std::size_t>(v)]; };
+    auto shared_type = [](hid_t t, const std::string& what) {
+        return std::make_shared<Handle>(check(t, what), H5Tclose);
+    };
+    // target() is idempotent (a record extended or group created once), so
+    // answering "cannot" after it leaves put()/get() of packed fields correct.
+    const std::uint64_t n = sel.elements();
+    const std::string& whole = var_of(b.vars[0]).compound;
+    bool one_compound = !whole.empty();
+    if (one_compound) {
+        std::vector<int> fields = b.vars, members = compound_members(spec_, whole);
+        std::sort(fields.begin(), fields.end());
+        one_compound = fields == members;
+    }
+    if (one_compound) {
+        Target tg = target(b.vars[0], record, writing);
+        Transfer t = transfers_.get(tg.dims, sel, tg.record, var_what(b.vars[0]));
+        if (t.permuted()) return out;
+        auto mt = shared_type(H5Tcreate(H5T_COMPOUND, b.stride), "H5Tcreate struct of " + whole);
+        std::uint64_t bytes = 0;
+        for (std::size_t k = 0; k < b.vars.size(); ++k) {
+            const VarSpec& v = var_of(b.vars[k]);
+            check(H5Tinsert(*mt, v.name.c_str(), b.offsets[k], mem_type(v.type)), "H5Tinsert " + v.name);
+            bytes += n * dtype_size(v.type);
+        }
+        out.push_back({b.vars[0], tg.dset, mt->get(), mt, t.mem_space, t.file_space, b.base, bytes});
+        return out;
+    }
+    for (std::size_t k = 0; k < b.vars.size(); ++k) {
+        const VarSpec& v = var_of(b.vars[k]);
+        const std::size_t elem = dtype_size(v.type);
+        if (v.compound.empty() && (b.stride % elem != 0 || b.offsets[k] % elem != 0)) return {};
+    }
+    for (std::size_t k = 0; k < b.vars.size(); ++k) {
+        const int var = b.vars[k];
+        const VarSpec& v = var_of(var);
+        const std::size_t elem = dtype_size(v.type);
+        Target tg = target(var, record, writing);
+        Transfer t = transfers_.get(tg.dims, sel, tg.record, var_what(var));
+        if (t.permuted()) return {};
+        StructTransfer st{var, tg.dset, mem_type(v.type), nullptr, t.mem_space, t.file_space, b.base, n * elem};
+        if (!v.compound.empty()) {
+            // One member of a struct-sized element: HDF5 matches it by name.
+            st.type_owner = shared_type(H5Tcreate(H5T_COMPOUND, b.stride), "H5Tcreate struct member " + v.name);
+            check(H5Tinsert(*st.type_owner, v.name.c_str(), b.offsets[k], mem_type(v.type)), "H5Tinsert " + v.name);
+            st.mem_type = st.type_owner->get();
+        } else {
+            // The struct array seen as elements of the field's size; the
+            // field is every (stride/elem)-th of them, from offset/elem.
+            const hsize_t per = b.stride / elem;
+            hsize_t extent = n * per;
+            Handle m(check(H5Screate_simple(1, &extent, nullptr), "H5Screate_simple struct " + v.name), H5Sclose);
+            if (n == 0) {
+                check(H5Sselect_none(m), "H5Sselect_none " + v.name);
+            } else {
+                hsize_t start = b.offsets[k] / elem, stride = per, count = n, block = 1;
+                check(H5Sselect_hyperslab(m, H5S_SELECT_SET, &start, &stride, &count, &block),
+                      "H5Sselect_hyperslab struct " + v.name);
+            }
+            st.mem_space = std::make_shared<Handle>(std::move(m));
+        }
+        out.push_back(std::move(st));
+    }
+    return out;
+}
+
 std::string Hdf5Base::var_what(int var) const {
     return "variable '" + spec_.vars[static_cast<std::size_t>(var)].name + "' in file '" + path_ + "'";
 }

@@ -134,6 +134,27 @@ protected:
         std::int64_t record;
     };
     Target target(int var, std::int64_t record, bool writing);
+
+    // The HDF5 transfers that move an array-of-structs user buffer without a
+    // packed copy: one per dataset touched.  A compound dataset whose members
+    // are exactly the buffer's fields takes one transfer with a memory compound
+    // type of the struct's size; a field of another compound dataset takes a
+    // one-member compound at its offset; a field stored as its own dataset
+    // takes a strided memory dataspace over the struct array (the field's size
+    // must divide the stride and its offset).  Empty when the layout cannot be
+    // described (blocks out of file order, odd offsets): the caller packs.
+    struct StructTransfer {
+        int var;  // first field moved (for messages)
+        hid_t dset;
+        hid_t mem_type;                      // owned by type_owner, or a native type
+        std::shared_ptr<Handle> type_owner;
+        std::shared_ptr<Handle> mem_space;
+        std::shared_ptr<Handle> file_space;
+        void* buf;
+        std::uint64_t bytes;
+    };
+    std::vector<StructTransfer> struct_transfers(const StructBuffer& b, const Selection& sel, std::int64_t record,
+                                                 bool writing);
     std::string var_what(int var) const;  // "variable 'T' in file 'x.h5'"
     Handle make_fapl(MPI_Comm comm) const;
 

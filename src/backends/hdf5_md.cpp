@@ -27,6 +27,13 @@ public:
         enqueue(var, sel, record, buf, false);
     }
 
+    bool put_struct(const StructBuffer& b, const Selection& sel, std::int64_t record) override {
+        return enqueue_struct(b, sel, record, true);
+    }
+    bool get_struct(const StructBuffer& b, const Selection& sel, std::int64_t record) override {
+        return enqueue_struct(b, sel, record, false);
+    }
+
     void flush() override {
         std::size_t begin = 0;
         while (begin < queue_.size()) {
@@ -55,11 +62,30 @@ private:
         h5::Transfer t;
         void* user;
         std::vector<char> staged;  // file-ordered copy when the blocks are not
+        std::shared_ptr<h5::Handle> type_owner;  // array-of-structs memory type
     };
+
+    bool enqueue_struct(const StructBuffer& b, const Selection& sel, std::int64_t record, bool write) {
+        auto transfers = struct_transfers(b, sel, record, write);
+        for (auto& t : transfers) {
+            h5::Transfer tr;
+            tr.file_space = t.file_space;
+            tr.mem_space = t.mem_space;
+            queue_.push_back({t.var, write, t.dset, t.mem_type, tr, t.buf, {}, t.type_owner});
+            if (write) {
+                stats_.bytes_put += t.bytes;
+                ++stats_.calls_put;
+            } else {
+                stats_.bytes_get += t.bytes;
+                ++stats_.calls_get;
+            }
+        }
+        return !transfers.empty();
+    }
 
     void enqueue(int var, const Selection& sel, std::int64_t record, void* buf, bool write) {
         Target tg = target(var, record, write);  // extends record datasets now (collective)
-        Pending p{var, write, tg.dset, tg.mem_type, transfers_.get(tg.dims, sel, tg.record, var_what(var)), buf, {}};
+        Pending p{var, write, tg.dset, tg.mem_type, transfers_.get(tg.dims, sel, tg.record, var_what(var)), buf, {}, {}};
         const std::size_t elem = dtype_size(spec_.vars[var].type);
         if (p.t.permuted()) {
             p.staged.resize(p.t.elements * elem);

@@ -28,8 +28,16 @@ struct FilePlan {
     // variable names (S3D checkpoints) then hold different data, so reading
     // the wrong file cannot pass verification.
     std::uint64_t pattern_seed = 0;
+    // Record variables whose user buffers are one array of structs, the way
+    // a particle code keeps them (h5bench MEM_PATTERN=INTERLEAVED): fields
+    // packed in this order, no padding.  They must share one selection.
+    // Empty: every variable has its own packed buffer.
+    std::vector<int> memory_struct;
 
     std::vector<int> write_order() const;
+    // Byte offset of each memory_struct field, and the struct's size.
+    std::vector<std::size_t> struct_offsets() const;
+    std::size_t struct_size() const;
 };
 
 struct Plan {

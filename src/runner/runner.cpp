@@ -1,10 +1,12 @@
 #include "runner/runner.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 
 #include "core/collective.hpp"
+#include "core/error.hpp"
 #include "core/memory.hpp"
 #include "core/pattern.hpp"
 #include "core/phase_timer.hpp"
@@ -22,7 +24,22 @@ struct Request {
     bool fill;            // fill-mode request (constant fill value)
     const Selection* sel;
     std::size_t slice;
+    bool structs = false;  // every FilePlan::memory_struct field of `record`, one array of structs
 };
+
+// Copies one field between an array of structs and a packed buffer.
+void struct_to_packed(const void* aos, std::size_t stride, std::size_t offset, std::size_t elem, std::uint64_t n,
+                      void* packed) {
+    const auto* in = static_cast<const unsigned char*>(aos) + offset;
+    auto* out = static_cast<unsigned char*>(packed);
+    for (std::uint64_t i = 0; i < n; ++i) std::memcpy(out + i * elem, in + i * stride, elem);
+}
+void packed_to_struct(const void* packed, std::size_t stride, std::size_t offset, std::size_t elem, std::uint64_t n,
+                      void* aos) {
+    const auto* in = static_cast<const unsigned char*>(packed);
+    auto* out = static_cast<unsigned char*>(aos) + offset;
+    for (std::uint64_t i = 0; i < n; ++i) std::memcpy(out + i * stride, in + i * elem, elem);
+}
 
 const Selection& selection_of(const std::vector<SelectionPtr>& v, std::size_t i, const Selection& none) {
     return (i < v.size() && v[i]) ? *v[i] : none;
@@ -76,6 +93,19 @@ private:
     std::vector<Request> requests_for(int first_rec, int last_rec, bool with_fixed, BufferArena& arena);
     void prepare(std::vector<Request>& reqs, BufferArena& arena);
     void verify(const std::vector<Request>& reqs, BufferArena& arena);
+    void check_field(const Request& q, int var, const void* buf);
+    // Moves an array-of-structs request: natively when the backend can
+    // describe the layout, else one packed copy per field (kept in
+    // `staging` until the flush; unpacked by unpack_staged() after it).
+    struct Staged {  // one field of one array of structs, packed
+        void* structs;
+        std::size_t offset, elem;
+        std::uint64_t n;
+        std::vector<unsigned char> data;
+    };
+    void post_struct(const Request& q, void* base, std::vector<Staged>& staging);
+    void unpack_staged(std::vector<Staged>& staging);
+    bool in_struct(int v) const;
     void report(const std::string& path, FileOutcome& out);
 
     MPI_Comm comm_;
@@ -88,6 +118,7 @@ private:
     int rank_ = 0, size_ = 1;
     std::uint64_t bytes_ = 0, calls_ = 0, flushes_ = 0;
     std::uint64_t mismatches_ = 0;
+    std::uint64_t struct_native_ = 0, struct_packed_ = 0;  // array-of-structs requests by how they moved
     std::string first_mismatch_;
     MPI_Info hints_ = MPI_INFO_NULL;
 };
@@ -108,10 +139,31 @@ std::vector<Request> FileRun::requests_for(int first_rec, int last_rec, bool wit
     if (with_fixed)
         for (int v : order)
             if (!spec.vars[static_cast<std::size_t>(v)].is_record(spec)) add(v, 0);
-    for (int r = first_rec; r < last_rec; ++r)
+    const bool structs = !plan_.memory_struct.empty();
+    const Selection* struct_sel = nullptr;
+    if (structs) {
+        const int first = plan_.memory_struct.front();
+        struct_sel = &selection_of(plan_.selection, static_cast<std::size_t>(first), empty_[static_cast<std::size_t>(first)]);
+        for (int v : plan_.memory_struct) {
+            const Selection& s = selection_of(plan_.selection, static_cast<std::size_t>(v), empty_[static_cast<std::size_t>(v)]);
+            if (&s != struct_sel || !spec.vars[static_cast<std::size_t>(v)].is_record(spec))
+                throw Error("plan: array-of-structs field '" + spec.vars[static_cast<std::size_t>(v)].name +
+                                "' is not a record variable sharing the first field's selection",
+                            "the fields of one struct must be record variables with one shared selection");
+        }
+    }
+    for (int r = first_rec; r < last_rec; ++r) {
+        if (structs)
+            reqs.push_back({plan_.memory_struct.front(), r, false, struct_sel,
+                            arena.reserve(struct_sel->elements() * plan_.struct_size()), true});
         for (int v : order)
-            if (spec.vars[static_cast<std::size_t>(v)].is_record(spec)) add(v, r);
+            if (spec.vars[static_cast<std::size_t>(v)].is_record(spec) && !in_struct(v)) add(v, r);
+    }
     return reqs;
+}
+
+bool FileRun::in_struct(int v) const {
+    return std::find(plan_.memory_struct.begin(), plan_.memory_struct.end(), v) != plan_.memory_struct.end();
 }
 
 void FileRun::prepare(std::vector<Request>& reqs, BufferArena& arena) {
@@ -119,6 +171,25 @@ void FileRun::prepare(std::vector<Request>& reqs, BufferArena& arena) {
     for (const Request& q : reqs) {
         const VarSpec& var = plan_.spec.vars[static_cast<std::size_t>(q.var)];
         void* buf = arena.data(q.slice);
+        if (q.structs) {
+            const std::uint64_t n = q.sel->elements();
+            const std::size_t stride = plan_.struct_size();
+            if (!writing_) {
+                std::memset(buf, 0xA5, n * stride);
+                continue;
+            }
+            // Each field generated packed, then spread into the structs.
+            const auto offsets = plan_.struct_offsets();
+            std::vector<unsigned char> field;
+            for (std::size_t k = 0; k < plan_.memory_struct.size(); ++k) {
+                const VarSpec& fv = plan_.spec.vars[static_cast<std::size_t>(plan_.memory_struct[k])];
+                field.resize(n * dtype_size(fv.type));
+                pattern_fill(fv.type, field.data(), *q.sel, pattern_key(fv.name) ^ plan_.pattern_seed,
+                             static_cast<std::uint64_t>(q.record));
+                packed_to_struct(field.data(), stride, offsets[k], dtype_size(fv.type), n, buf);
+            }
+            continue;
+        }
         if (!writing_) {
             // poison: an element the library fails to read cannot pass as correct
             std::memset(buf, 0xA5, q.sel->elements() * dtype_size(var.type));
@@ -132,12 +203,30 @@ void FileRun::prepare(std::vector<Request>& reqs, BufferArena& arena) {
 
 void FileRun::verify(const std::vector<Request>& reqs, BufferArena& arena) {
     for (const Request& q : reqs) {
-        const VarSpec& var = plan_.spec.vars[static_cast<std::size_t>(q.var)];
-        const void* buf = arena.data(q.slice);
+        if (!q.structs) {
+            check_field(q, q.var, arena.data(q.slice));
+            continue;
+        }
+        const std::uint64_t n = q.sel->elements();
+        const auto offsets = plan_.struct_offsets();
+        std::vector<unsigned char> field;
+        for (std::size_t k = 0; k < plan_.memory_struct.size(); ++k) {
+            const int v = plan_.memory_struct[k];
+            const std::size_t elem = dtype_size(plan_.spec.vars[static_cast<std::size_t>(v)].type);
+            field.resize(n * elem);
+            struct_to_packed(arena.data(q.slice), plan_.struct_size(), offsets[k], elem, n, field.data());
+            check_field(q, v, field.data());
+        }
+    }
+}
+
+void FileRun::check_field(const Request& q, int v, const void* buf) {
+    {
+        const VarSpec& var = plan_.spec.vars[static_cast<std::size_t>(v)];
         Mismatch m = q.fill ? constant_check(var.type, buf, *q.sel, var.fill_value.value_or(0.0))
                             : pattern_check(var.type, buf, *q.sel, (pattern_key(var.name) ^ plan_.pattern_seed),
                                             static_cast<std::uint64_t>(q.record));
-        if (!m.found) continue;
+        if (!m.found) return;
         ++mismatches_;
         if (first_mismatch_.empty()) {
             char msg[512];
@@ -149,6 +238,37 @@ void FileRun::verify(const std::vector<Request>& reqs, BufferArena& arena) {
             first_mismatch_ = msg;
         }
     }
+}
+
+void FileRun::post_struct(const Request& q, void* base, std::vector<Staged>& staging) {
+    StructBuffer b{plan_.memory_struct, plan_.struct_offsets(), plan_.struct_size(), base};
+    // Library calls, as the backend counts them: one per dataset touched.
+    auto library_calls = [&] { return writing_ ? be_.stats().calls_put : be_.stats().calls_get; };
+    const std::uint64_t before = library_calls();
+    if (writing_ ? be_.put_struct(b, *q.sel, q.record) : be_.get_struct(b, *q.sel, q.record)) {
+        ++struct_native_;
+        calls_ += library_calls() - before;
+        return;
+    }
+    ++struct_packed_;
+    const std::uint64_t n = q.sel->elements();
+    for (std::size_t k = 0; k < b.vars.size(); ++k) {
+        const std::size_t elem = dtype_size(plan_.spec.vars[static_cast<std::size_t>(b.vars[k])].type);
+        staging.push_back({base, b.offsets[k], elem, n, std::vector<unsigned char>(std::max<std::uint64_t>(n * elem, 1))});
+        void* field = staging.back().data.data();
+        if (writing_) {
+            struct_to_packed(base, b.stride, b.offsets[k], elem, n, field);
+            be_.put(b.vars[k], *q.sel, q.record, field);
+        } else {
+            be_.get(b.vars[k], *q.sel, q.record, field);
+        }
+        ++calls_;
+    }
+}
+
+void FileRun::unpack_staged(std::vector<Staged>& staging) {
+    for (const Staged& f : staging) packed_to_struct(f.data.data(), plan_.struct_size(), f.offset, f.elem, f.n, f.structs);
+    staging.clear();
 }
 
 FileOutcome FileRun::run(const std::string& path) {
@@ -190,10 +310,16 @@ void FileRun::step(int first_rec, int last_rec, bool with_fixed) {
         timer_.start("fill");  // pattern generation: not I/O, reported apart
         prepare(reqs, arena);
         timer_.stop();
+        std::vector<Staged> staging;  // packed fields of structs, until the flush
         collective_step(comm_, [&] {
             timer_.start(post);
             for (const Request& q : reqs) {
                 const VarSpec& var = spec.vars[static_cast<std::size_t>(q.var)];
+                if (q.structs) {
+                    post_struct(q, arena.data(q.slice), staging);
+                    bytes_ += q.sel->elements() * plan_.struct_size();
+                    continue;
+                }
                 if (writing_) be_.put(q.var, *q.sel, q.record, arena.data(q.slice));
                 else be_.get(q.var, *q.sel, q.record, arena.data(q.slice));
                 bytes_ += q.sel->elements() * dtype_size(var.type);
@@ -201,6 +327,7 @@ void FileRun::step(int first_rec, int last_rec, bool with_fixed) {
             }
             timer_.start("flush");
             be_.flush();
+            if (!writing_) unpack_staged(staging);  // the application's own copy: I/O time
             timer_.stop();
             ++flushes_;
         });
@@ -279,6 +406,17 @@ void FileRun::report(const std::string& path, FileOutcome& out) {
     j["bandwidth_mib_s"] = {{"data_only", data_time > 0 ? total_bytes / MiB / data_time : 0.0},
                             {"open_to_close", e2e > 0 ? total_bytes / MiB / e2e : 0.0}};
     j["memory_bytes"] = {{"rss_peak", stat_json(red[4])}, {"library_hwm", stat_json(red[5])}};
+    std::string layout = "a packed buffer per variable";
+    if (!plan_.memory_struct.empty()) {
+        layout = "array of structs (" + std::to_string(plan_.memory_struct.size()) + " fields, " +
+                 std::to_string(plan_.struct_size()) + " B): " +
+                 (struct_packed_ ? "packed per field here (the backend cannot describe it)"
+                                 : "handed to the library as is");
+        j["memory_struct"] = {{"fields", plan_.memory_struct.size()},
+                              {"bytes", plan_.struct_size()},
+                              {"requests_native", struct_native_},
+                              {"requests_packed", struct_packed_}};
+    }
     if (!writing_) j["verify"] = {{"mismatches", total_bad}, {"first", out.first_mismatch}};
     out.json = j;
 
@@ -307,6 +445,7 @@ void FileRun::report(const std::string& path, FileOutcome& out) {
     t.line("Time end-to-end min / max", v);
     t.line("Bandwidth (data only)", data_time > 0 ? total_bytes / MiB / data_time : 0.0, "MiB/s");
     t.line("Bandwidth (open-to-close)", e2e > 0 ? total_bytes / MiB / e2e : 0.0, "MiB/s");
+    t.line("User memory layout", layout);
     t.line("Memory peak RSS max / min", format_bytes(red[4].max) + " / " + format_bytes(red[4].min));
     if (red[5].max > 0) t.line("Library memory high-water max", format_bytes(red[5].max));
     if (!writing_)

@@ -71,8 +71,8 @@ def case_cfg(tmp, mem, file, nd, **extra):
     d1, d2, d3 = DIMS[nd]
     kv = dict(MEM_PATTERN=mem, FILE_PATTERN=file, TIMESTEPS=STEPS, NUM_DIMS=nd, DIM_1=d1, DIM_2=d2, DIM_3=d3,
               COLLECTIVE_DATA="YES", COLLECTIVE_METADATA="YES", EMULATED_COMPUTE_TIME_PER_TIMESTEP="10ms")
-    if file == "STRIDED":
-        kv.update(BLOCK_SIZE=8, BLOCK_CNT=12, STRIDE_SIZE=10)
+    if file == "STRIDED":  # 96 of each rank's 130 particles: blocks of 8 every 11
+        kv.update(DIM_1=130, BLOCK_SIZE=8, BLOCK_CNT=12, STRIDE_SIZE=11)
     kv.update(extra)
     return write_cfg(tmp / "case.cfg", **kv)
 
@@ -80,7 +80,7 @@ def case_cfg(tmp, mem, file, nd, **extra):
 def expected_shape(file, nd, ranks):
     d1, d2, d3 = DIMS[nd]
     if file == "STRIDED":
-        return (ranks * 12 * 10,)
+        return (ranks * 130,)
     return {1: (d1 * ranks,), 2: (d1 * ranks, d2), 3: (d1 * ranks, d2, d3)}[nd]
 
 
@@ -99,6 +99,14 @@ def test_write_pattern_structure_bytes_and_readback(tmp_path, mem, file, nd, ran
     assert s["observed_seconds"] >= s["compute_seconds"]
     rows = {r[0].strip(): r[1].strip() for r in csv.reader(open(tmp_path / "w.csv"))}
     assert float(rows["total size"]) == ranks * per_rank * 32 * STEPS
+    # Library calls per rank: 8 per step, but one for structs into the compound
+    # dataset; INTERLEAVED memory reaches HDF5 as structs, never repacked.
+    f0 = load_json(wj)["files"][0]
+    assert f0["calls_per_rank"]["max"] == STEPS * (1 if (mem, file) == ("INTERLEAVED", "INTERLEAVED") else 8)
+    if mem == "INTERLEAVED":
+        assert f0["memory_struct"] == {"fields": 8, "bytes": 32, "requests_native": STEPS, "requests_packed": 0}
+    else:
+        assert "memory_struct" not in f0
 
     header = h5dump_header(out)
     shapes = dataset_shapes(header)
@@ -111,6 +119,11 @@ def test_write_pattern_structure_bytes_and_readback(tmp_path, mem, file, nd, ran
             for f in FIELDS:
                 assert shapes[f"/Timestep_{t}/{f}"] == shape, header
     assert f'GROUP "Timestep_{STEPS}"' not in header
+    if (mem, file) == ("INTERLEAVED", "CONTIG"):
+        # as h5bench: each field's dataset is a one-member compound
+        for f in FIELDS:
+            kind = "H5T_STD_I32LE" if f == "id_1" else "H5T_IEEE_F32LE"
+            assert re.search(rf'DATASET "{f}" {{\s*DATATYPE\s+H5T_COMPOUND {{\s*{kind}\s+"{f}";\s*}}', header), header
     if file == "INTERLEAVED":
         assert "H5T_COMPOUND" in header
         for f in FIELDS:
@@ -127,6 +140,9 @@ def test_write_pattern_structure_bytes_and_readback(tmp_path, mem, file, nd, ran
     rs = load_json(rj)["summary"]
     assert rs["total_size_bytes"] == ranks * per_rank * 32 * STEPS
     assert rs["mismatches"] == 0
+    if mem == "INTERLEAVED":  # reading into structs too (bdcats honours MEM_PATTERN)
+        rf = load_json(rj)["files"][0]
+        assert rf["memory_struct"]["requests_native"] == STEPS
 
 
 def read_field(path, dset, field=None):
@@ -156,16 +172,22 @@ def test_values_identical_across_ranks_and_layouts(tmp_path):
                               read_field(tmp_path / "a4.h5", "/Timestep_0/y"))
 
 
-@pytest.mark.parametrize("layout", ["CONTIG", "INTERLEAVED"])
-def test_corrupted_value_fails_verification(tmp_path, layout):
+@pytest.mark.parametrize("mem,layout", [("CONTIG", "CONTIG"), ("CONTIG", "INTERLEAVED"),
+                                        ("INTERLEAVED", "CONTIG"), ("INTERLEAVED", "INTERLEAVED")])
+def test_corrupted_value_fails_verification(tmp_path, mem, layout):
     import h5py
-    cfg = case_cfg(tmp_path, "CONTIG", layout, 1)
+    cfg = case_cfg(tmp_path, mem, layout, 1)
     out = tmp_path / "p.h5"
     iok(4, "vpic", cfg, out)
     iok(4, "bdcats", cfg, out)  # intact: passes
     with h5py.File(out, "r+") as f:
-        if layout == "CONTIG":
+        if layout == "CONTIG" and mem == "CONTIG":
             f["/Timestep_1/py"][200] = f["/Timestep_1/py"][200] + 1.0
+        elif layout == "CONTIG":  # one-member compound per field
+            d = f["/Timestep_1/py"]
+            rec = d[200]
+            rec["py"] = rec["py"] + 1.0
+            d[200] = rec
         else:
             d = f["/Timestep_1/particles"]
             rec = d[200]
@@ -262,6 +284,16 @@ def test_other_libraries(tmp_path):
         iok(4, "vpic", cfg, out, "-a", be, "--json", js)
         assert load_json(js)["summary"]["total_size_bytes"] == 4 * 96 * 32 * STEPS
         r = iok(4, "bdcats", cfg, out, "-a", be)
+        assert "passed" in r.stdout
+        # structs in memory: packed per field for a library without compounds, values identical
+        mcfg = case_cfg(tmp_path, "INTERLEAVED", "CONTIG", 1)
+        mout = tmp_path / f"m_{be}{ext}"
+        iok(4, "vpic", mcfg, mout, "-a", be, "--json", js)
+        ms = load_json(js)["files"][0]["memory_struct"]
+        assert (ms["requests_native"], ms["requests_packed"]) == (0, STEPS)
+        r = iok(4, "bdcats", mcfg, mout, "-a", be, "--json", js)
+        assert "passed" in r.stdout
+        r = iok(4, "bdcats", cfg, mout, "-a", be)  # and into separate arrays
         assert "passed" in r.stdout
         # the compound layout needs HDF5: refused, not silently flattened
         icfg = case_cfg(tmp_path, "CONTIG", "INTERLEAVED", 1)

@@ -77,7 +77,7 @@ TEST(VpicConfig, WriteCombinations) {
         c.file = f;
         c.num_dims = dims;
         if (f == FilePattern::Strided) {
-            c.dim[0] = 64;
+            c.dim[0] = 128;
             c.block_size = 16;
             c.block_cnt = 4;
             c.stride = 32;
@@ -104,12 +104,20 @@ TEST(VpicConfig, WriteCombinations) {
     s.file = FilePattern::Strided;
     s.dim[0] = 64;
     s.block_size = 16;
-    s.block_cnt = 3;  // 48 != 64
+    s.block_cnt = 3;  // blocks at 0, 32, 64: the last ends at 80 > 64
     s.stride = 32;
     EXPECT_THROW(s.validate_write(), iok::Error);
+    s.block_cnt = 2;  // ends at 48
+    EXPECT_NO_THROW(s.validate_write());
     s.block_cnt = 4;
     s.stride = 8;  // overlapping blocks
     EXPECT_THROW(s.validate_write(), iok::Error);
+    // h5bench's sample_write_strided.cfg: 1 Mi blocks of 2 every 2 in DIM_1 = 8 Mi
+    s.dim[0] = 8388608;
+    s.block_size = 2;
+    s.stride = 2;
+    s.block_cnt = 1048576;
+    EXPECT_NO_THROW(s.validate_write());
     Config z;
     z.compress = true;  // no chunk dims
     EXPECT_THROW(z.validate_write(), iok::Error);

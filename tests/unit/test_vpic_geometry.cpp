@@ -78,12 +78,13 @@ TEST(VpicGeometry, WriteCovers1D2D3D) {
 TEST(VpicGeometry, StridedWrite) {
     Config c;
     c.file = FilePattern::Strided;
-    c.dim[0] = 12;
+    c.dim[0] = 20;  // each rank's region; 4 blocks of 3 every 5 span 18 of it
     c.block_size = 3;
     c.block_cnt = 4;
     c.stride = 5;
     auto g = make_geometry(c, 4);
-    EXPECT_EQ(g.shape, (std::vector<std::uint64_t>{4 * 4 * 5}));
+    EXPECT_EQ(g.shape, (std::vector<std::uint64_t>{4 * 20}));
+    EXPECT_EQ(g.counts, (std::vector<std::uint64_t>(4, 12)));
     for (int r = 0; r < 4; ++r) {
         std::set<std::int64_t> expect;
         for (int k = 0; k < 4; ++k)

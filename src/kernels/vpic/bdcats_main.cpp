@@ -132,6 +132,12 @@ int bdcats_main(int argc, char** argv) {
                                        (is_2d_pattern(cfg.read) ? " (rows of each block shared over all ranks)" : ""));
             t.line("File pattern", std::string(name(cfg.file)) +
                                        (cfg.file == FilePattern::Interleaved ? " (fields of compound 'particles')" : ""));
+            if (r.json.contains("memory_struct"))
+                t.line("Memory pattern",
+                       std::string("INTERLEAVED (array of 32-byte structs), ") +
+                           (r.json["memory_struct"]["requests_packed"].get<std::uint64_t>() > 0
+                                ? "read packed per field, then spread"
+                                : "filled by the library directly"));
             std::string shape;
             for (auto d : g.shape) shape += (shape.empty() ? "" : " x ") + with_commas(d);
             t.line("Dataset shape", shape + " (written by " + std::to_string(writers) + " ranks)");

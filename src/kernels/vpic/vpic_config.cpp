@@ -284,14 +284,20 @@ void Config::validate_write() const {
                             std::to_string(num_dims),
                         "unused dimensions must be 1 (particles per rank = DIM_1 x DIM_2 x DIM_3)");
     if (file == FilePattern::Strided) {
-        if (block_size * block_cnt != particles_per_rank())
-            throw Error("FILE_PATTERN=STRIDED: BLOCK_SIZE x BLOCK_CNT = " + std::to_string(block_size * block_cnt) +
-                            " differs from DIM_1 = " + std::to_string(particles_per_rank()),
-                        "each rank writes BLOCK_CNT blocks of BLOCK_SIZE particles; make their product DIM_1");
         if (stride < block_size)
             throw Error("FILE_PATTERN=STRIDED: STRIDE_SIZE " + std::to_string(stride) + " < BLOCK_SIZE " +
                             std::to_string(block_size),
                         "blocks would overlap; the stride is the distance between block starts");
+        // h5bench demands (STRIDE_SIZE + BLOCK_SIZE) x BLOCK_CNT <= DIM_1; the
+        // blocks need only fit: the last one ends at (BLOCK_CNT-1) STRIDE + BLOCK.
+        const std::uint64_t span = block_cnt == 0 ? 0 : (block_cnt - 1) * stride + block_size;
+        if (block_cnt == 0 || span > particles_per_rank())
+            throw Error("FILE_PATTERN=STRIDED: BLOCK_CNT=" + std::to_string(block_cnt) + " blocks of BLOCK_SIZE=" +
+                            std::to_string(block_size) + " every STRIDE_SIZE=" + std::to_string(stride) + " span " +
+                            std::to_string(span) + " particles, more than each rank's DIM_1=" +
+                            std::to_string(particles_per_rank()),
+                        "each rank writes its blocks inside its DIM_1 particles: lower BLOCK_CNT or STRIDE_SIZE, "
+                        "or raise DIM_1");
     }
     if (stdev_dim_1 > 0) {
         if (num_dims != 1 || file == FilePattern::Strided)

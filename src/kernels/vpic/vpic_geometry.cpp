@@ -63,7 +63,10 @@ Geometry make_geometry(const Config& cfg, int writers) {
         g.counts.assign(static_cast<std::size_t>(writers), cfg.particles_per_rank());
     if (cfg.num_dims == 1) {
         if (g.strided) {
-            const std::uint64_t region = cfg.block_cnt * cfg.stride;
+            // As h5bench: rank r's region is [r DIM_1, (r+1) DIM_1); it writes
+            // BLOCK_CNT blocks of BLOCK_SIZE, STRIDE_SIZE apart, from its start.
+            const std::uint64_t region = cfg.dim[0];
+            g.counts.assign(static_cast<std::size_t>(writers), cfg.block_size * cfg.block_cnt);
             for (std::uint64_t r = 0; r < P; ++r) g.offsets.push_back(r * region);
             g.shape = {P * region};
         } else {
@@ -177,7 +180,7 @@ Selection read_selection(const Geometry& g, const Config& cfg, int rank, int rea
     if (readers == g.writers) {
         const auto r = static_cast<std::size_t>(rank);
         first = g.offsets[r];
-        len = g.num_dims == 1 ? (g.strided ? cfg.block_cnt * cfg.stride : g.counts[r]) : g.part_rows;
+        len = g.num_dims == 1 ? (g.strided ? cfg.dim[0] : g.counts[r]) : g.part_rows;
     } else {
         if (g.strided)
             throw Error("a FILE_PATTERN=STRIDED file must be read by as many ranks as wrote it (" +

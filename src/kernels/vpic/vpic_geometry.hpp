@@ -5,9 +5,10 @@
 //
 // Write (P writer ranks, n_r particles on rank r):
 //   1-D CONTIG/INTERLEAVED  shape [sum n_r]; rank r: one block at the prefix sum
-//   1-D STRIDED             shape [P * BLOCK_CNT * STRIDE]; rank r owns the region
-//                           starting at r * BLOCK_CNT * STRIDE and writes BLOCK_CNT
-//                           blocks of BLOCK_SIZE, STRIDE apart (gaps stay unwritten)
+//   1-D STRIDED             shape [P * DIM_1]; rank r owns [r DIM_1, (r+1) DIM_1)
+//                           and writes BLOCK_CNT blocks of BLOCK_SIZE, STRIDE
+//                           apart, from its start (h5bench's geometry; gaps stay
+//                           unwritten)
 //   2-D                     shape [DIM_1 * P, DIM_2]; rank r: rows [r DIM_1, (r+1) DIM_1)
 //   3-D                     shape [DIM_1 * P, DIM_2, DIM_3]; slab along dim 0
 // Read (Q reader ranks): FULL/PARTIAL/STRIDED work on each reader's partition

@@ -25,10 +25,7 @@ namespace iok::vpic {
 namespace {
 
 std::string memory_note(const Config& c) {
-    if (c.mem == MemPattern::Interleaved)
-        return "INTERLEAVED requested: the particles are generated per field (the backend interface takes one "
-               "packed buffer per variable), so the array-of-structs gather is not reproduced; the file side "
-               "(objects, calls) is";
+    if (c.mem == MemPattern::Interleaved) return "INTERLEAVED (one array of 32-byte particle structs)";
     return "CONTIG (one array per field)";
 }
 
@@ -141,6 +138,11 @@ int vpic_main(int argc, char** argv) {
             t.line("I/O library", backend->name() + " / " + backend->library());
             t.count("No. MPI processes", static_cast<std::uint64_t>(nprocs));
             t.line("Memory pattern", memory_note(cfg));
+            if (w.json.contains("memory_struct"))
+                t.line("Structs handed to the library",
+                       w.json["memory_struct"]["requests_packed"].get<std::uint64_t>() > 0
+                           ? "no: packed per field first (this backend takes packed buffers only)"
+                           : "as is (the library gathers the fields)");
             t.line("File pattern", std::string(name(cfg.file)) +
                                        (cfg.file == FilePattern::Interleaved ? " (compound dataset 'particles')" : ""));
             t.count("Dimensions", static_cast<std::uint64_t>(cfg.num_dims));

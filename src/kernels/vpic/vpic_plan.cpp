@@ -36,10 +36,19 @@ FilePlan particle_plan(const Config& cfg, const Geometry& g, Selection sel) {
             for (std::size_t d = 0; d < g.shape.size(); ++d) v.storage.chunk.push_back(cfg.chunk[d]);
         if (cfg.compress) v.storage.deflate = cfg.deflate_level;
         if (cfg.file == FilePattern::Interleaved) v.compound = "particles";
+        // INTERLEAVED memory, CONTIG file: as h5bench, each field's dataset
+        // holds a one-member compound, so HDF5 picks the field out of the
+        // particle structs by name during type conversion.  Libraries
+        // without compounds store the field as a plain variable.
+        else if (cfg.mem == MemPattern::Interleaved) v.compound = v.name;
         s.vars.push_back(v);
     }
     auto shared = std::make_shared<const Selection>(std::move(sel));
     p.selection.assign(kFields, shared);
+    // MEM_PATTERN=INTERLEAVED: the particles live as an array of 32-byte
+    // structs in memory, fields in file order (h5bench's particle struct).
+    if (cfg.mem == MemPattern::Interleaved)
+        for (int f = 0; f < kFields; ++f) p.memory_struct.push_back(f);
     p.nrecords = cfg.timesteps;
     p.flush_every = 1;
     p.requests = static_cast<std::uint64_t>(kFields) * static_cast<std::uint64_t>(cfg.timesteps) * shared->nblocks();
