@@ -16,6 +16,7 @@ RESULTS` work on bench results too.  See bench/README.md.
 """
 import argparse
 import datetime
+import os
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -177,6 +178,9 @@ class Bench:
         spec.total = "?"
         spec.run_id = "-".join([f"{self.count:03d}", suite.slug(label)] + ([layer] if layer else []) +
                                [f"{spec.ranks}p"])
+        # Every run starts without the previous run's dirty pages: writeback
+        # of an earlier file would otherwise be charged to whoever runs next.
+        os.sync()
         doc = self.store.run(spec, self.build, outdir=self.data)
         print(launch.progress_line(spec, doc).replace(f"/{spec.total}]", "]"), flush=True)
         return Run(label, doc)

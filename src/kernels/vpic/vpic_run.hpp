@@ -48,10 +48,11 @@ struct Metrics {
     double raw = 0;        // inside the data calls (post + flush)
     double metadata = 0;   // define (write) / open incl. dataset opens (read)
     double create = 0, flush = 0, close = 0;
-    double observed = 0;   // create/open -> close, compute included
+    double verify = 0;     // checking what was read against the pattern (read)
+    double observed = 0;   // create/open -> close, compute, preparation, verification included
     std::uint64_t particles = 0;
     double raw_rate() const;       // MiB/s
-    double observed_rate() const;  // MiB/s, compute excluded
+    double observed_rate() const;  // MiB/s, compute, preparation and verification excluded
 };
 
 // Collective: combines this rank's FileOutcome JSON (present on rank 0 of
