@@ -26,6 +26,8 @@ def cmd_run(a):
     if missing:
         raise UsageError(f"{', '.join(missing)} not built in {build}",
                          "build first (scripts/iok build) or point --build-dir / IOK_BUILD_DIR at a build")
+    for d in s.directories:  # h5bench's "directory": its runs share files there
+        Path(d).mkdir(parents=True, exist_ok=True)
     root = a.results or f"results/{s.name}-{datetime.datetime.now().strftime('%Y%m%d-%H%M%S')}"
     rd = launch.ResultsDir(root, s, scratch=a.scratch)
     print(f"suite {s.name}: {len(s.runs)} runs, results in {rd.root}", flush=True)
@@ -90,7 +92,7 @@ def parser():
     p = argparse.ArgumentParser(prog="python3 -m iokernels", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="run a suite file")
-    r.add_argument("suite", help="suite TOML file")
+    r.add_argument("suite", help="suite TOML file, or an h5bench JSON configuration (write/read entries)")
     r.add_argument("--results", help="results directory (new or empty; default results/<suite>-<time>)")
     r.add_argument("--scratch", help="where runs write their files (default RESULTS/out)")
     r.add_argument("--build-dir", help="build directory (default $IOK_BUILD_DIR or <checkout>/build)")

@@ -10,3 +10,15 @@ class UsageError(Exception):
 
     def __str__(self):
         return self.what + (f"\n  hint: {self.hint}" if self.hint else "")
+
+
+def read_json(path, missing_hint, invalid_hint):
+    """The JSON document at `path`; a missing or malformed file is a UsageError."""
+    import json
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except FileNotFoundError:
+        raise UsageError(f"{path} does not exist", missing_hint)
+    except json.JSONDecodeError as e:
+        raise UsageError(f"{path} is not valid JSON: {e}", invalid_hint)

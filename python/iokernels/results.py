@@ -6,7 +6,7 @@ the suite runner adds a `suite_run` block (case, backend, strategy, status,
 import json
 from pathlib import Path
 
-from .errors import UsageError
+from .errors import UsageError, read_json
 
 SCHEMA = "iokernels-result/1"
 MiB = 1024.0 * 1024.0
@@ -19,13 +19,8 @@ FIELDS = ("run", "kernel", "case", "label", "mode", "backend", "strategy", "rank
 
 def load_doc(path):
     path = Path(path)
-    try:
-        with open(path) as f:
-            doc = json.load(f)
-    except FileNotFoundError:
-        raise UsageError(f"{path} does not exist", "give result JSON files or results directories")
-    except json.JSONDecodeError as e:
-        raise UsageError(f"{path} is not valid JSON: {e}", "was the run interrupted while writing it?")
+    doc = read_json(path, "give result JSON files or results directories",
+                    "was the run interrupted while writing it?")
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         raise UsageError(f"{path} is not an iokernels result (schema {SCHEMA!r})",
                          "give files written with --json or by `python3 -m iokernels run`")

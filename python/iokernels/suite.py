@@ -1,4 +1,5 @@
-"""Suite files: a TOML list of cases, each expanded into concrete runs.
+"""Suite files: a TOML list of cases, each expanded into concrete runs (or
+h5bench's JSON driver configuration, converted by h5bench_form).
 
     [suite]                       # optional; values here are defaults for every case
     name = "example"
@@ -31,7 +32,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import UsageError
+from .errors import UsageError, read_json
 
 # Programs run directly (build/src/<name>) rather than as `iokernels <kernel>`.
 TOOLS = {"raw_write"}
@@ -129,6 +130,7 @@ class Suite:
     build_dir: str | None
     runs: list = field(default_factory=list)
     env: dict = field(default_factory=dict)
+    directories: list = field(default_factory=list)  # made before running (h5bench's "directory")
 
 
 def _where(path, case_no, case_name):
@@ -197,8 +199,11 @@ def slug(text):
 
 
 def load(path):
-    """Reads and validates a suite file; returns a Suite with expanded runs."""
+    """Reads and validates a suite file (TOML, or h5bench's JSON driver
+    configuration); returns a Suite with expanded runs."""
     path = Path(path)
+    if path.suffix.lower() == ".json":
+        return _load_h5bench(path)
     try:
         with open(path, "rb") as f:
             doc = tomllib.load(f)
@@ -207,6 +212,15 @@ def load(path):
     except tomllib.TOMLDecodeError as e:
         raise UsageError(f"{path}: not valid TOML: {e}", "check the syntax at the line named")
     return from_dict(doc, path)
+
+
+def _load_h5bench(path):
+    from . import h5bench_form
+    doc = read_json(path, "give the path of an h5bench .json configuration", "check the syntax at the line named")
+    converted, directories = h5bench_form.to_suite(doc, path)
+    s = from_dict(converted, path)
+    s.directories = directories
+    return s
 
 
 def from_dict(doc, path="<suite>"):

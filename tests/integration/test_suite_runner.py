@@ -495,3 +495,74 @@ args = ["-n", "1000"]
     runner.terminate()
     assert runner.wait(timeout=30) == 143
     assert subprocess.run(["pgrep", "-f", marker], capture_output=True).returncode == 1   # no orphan left
+
+
+# ---------------------------------------------------------------- h5bench's JSON driver form
+
+H5BENCH = {
+    "mpi": {"command": "mpiexec", "ranks": "2", "configuration": "--oversubscribe -np 4"},
+    "vol": {},
+    "file-system": {"lustre": {"stripe-size": "1M", "stripe-count": "2"}},
+    "directory": "storage",
+    "benchmarks": [
+        {"benchmark": "write", "file": "test.h5",
+         "configuration": {"MEM_PATTERN": "INTERLEAVED", "FILE_PATTERN": "INTERLEAVED", "TIMESTEPS": "3",
+                           "COLLECTIVE_DATA": "YES", "COLLECTIVE_METADATA": "YES", "NUM_DIMS": "1",
+                           "EMULATED_COMPUTE_TIME_PER_TIMESTEP": "10 ms", "DIM_1": "4K", "DIM_2": "1",
+                           "DIM_3": "1", "CSV_FILE": "output.csv", "MODE": "SYNC"}},
+        {"benchmark": "read", "file": "test.h5",
+         "configuration": {"MEM_PATTERN": "CONTIG", "FILE_PATTERN": "INTERLEAVED", "READ_OPTION": "PARTIAL",
+                           "TO_READ_NUM_PARTICLES": "1000", "TIMESTEPS": "3", "NUM_DIMS": "1", "DIM_1": "4K",
+                           "COLLECTIVE_DATA": "YES"}},
+    ],
+}
+
+
+def test_h5bench_json_converts_to_cases(tmp_path):
+    path = write(tmp_path / "h5b.json", json.dumps(H5BENCH))
+    s = suite.load(path)
+    w, r = s.runs
+    assert (w.kernel, r.kernel) == ("vpic", "bdcats") and w.ranks == r.ranks == 4  # -np in configuration wins
+    assert w.launcher == ["mpiexec", "--oversubscribe", "-n", "{ranks}"]
+    assert w.args[w.args.index("--dim-1") + 1] == "4K"
+    assert w.args[w.args.index("--emulated-compute-time-per-timestep") + 1] == "10 ms"
+    assert w.args[w.args.index("-o") + 1] == "{cwd}/storage/test.h5" and "--keep" in w.args
+    assert r.args[r.args.index("-i") + 1] == "{cwd}/storage/test.h5"
+    assert "striping_unit=1048576" in w.args and "striping_factor=2" in r.args
+    assert [str(d) for d in s.directories] == ["storage"]
+
+
+@pytest.mark.parametrize("change,fragment", [
+    ({"benchmarks": [{"benchmark": "amrex", "file": "a.h5"}]}, "benchmark 'amrex' has no iokernels counterpart"),
+    ({"benchmarks": []}, "'benchmarks' must be a non-empty list"),
+    ({"mpi": {"command": "mpirun", "ranks": "many"}}, "'mpi.ranks' must be a number of ranks"),
+    ({"extra": 1}, "unknown h5bench key 'extra'"),
+    ({"benchmarks": [{"benchmark": "write"}]}, "'file' is missing"),
+])
+def test_h5bench_json_errors_name_the_problem(tmp_path, change, fragment):
+    path = write(tmp_path / "bad.json", json.dumps({**H5BENCH, **change}))
+    p = cli("run", path, "--dry-run")
+    assert p.returncode == 2 and fragment in p.stderr, p.stderr
+    assert p.stderr.count("error:") == 1
+
+
+@pytest.mark.skipif("hdf5" not in subprocess.run([str(IOKERNELS), "vpic", "--help"], capture_output=True,
+                                                 text=True).stdout, reason="hdf5 backend not built")
+def test_h5bench_json_runs_write_then_read_and_collects(tmp_path):
+    """The reference's driver only checks exit codes; here the write and the
+    (verified) read are collected and reported like any suite."""
+    path = write(tmp_path / "h5b.json", json.dumps(H5BENCH))
+    res = tmp_path / "res"
+    p = cli("run", path, "--results", res, cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert (tmp_path / "storage" / "test.h5").is_file()  # written once, kept for the read
+    index = json.loads((res / "index.json").read_text())
+    assert [r["status"] for r in index["runs"]] == ["ok", "ok"]
+    wdoc = json.loads((res / f"{index['runs'][0]['id']}.json").read_text())
+    rdoc = json.loads((res / f"{index['runs'][1]['id']}.json").read_text())
+    assert wdoc["summary"]["total_size_bytes"] == 4 * 4096 * 32 * 3
+    assert wdoc["files"][0]["calls_per_rank"]["max"] == 3  # structs into the compound: one H5Dwrite per step
+    assert rdoc["summary"]["total_size_bytes"] == 4 * 1000 * 32 * 3 and rdoc["summary"]["mismatches"] == 0
+    assert (res / "out" / index["runs"][0]["id"] / "output.csv").is_file()  # CSV_FILE beside the run
+    rep = cli("report", res)
+    assert rep.returncode == 0 and rep.stdout.count("vpic") >= 1 and rep.stdout.count("bdcats") >= 1
