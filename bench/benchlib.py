@@ -85,6 +85,9 @@ def bench_arguments(name, ranks=16, description=None):
     p.add_argument("--build-dir", help="build directory (default $IOK_BUILD_DIR or <checkout>/build)")
     p.add_argument("--launcher", default="mpiexec", help='"mpiexec", "srun" or a command with {ranks}')
     p.add_argument("--timeout", type=float, default=1800, help="seconds per run (default 1800)")
+    p.add_argument("--drop-caches", action="store_true",
+                   help="drop the page cache before every run (needs root: /proc/sys/vm/drop_caches), so reads "
+                        "come from storage and no run inherits another's cached pages")
     return p
 
 
@@ -93,11 +96,12 @@ class Bench:
         """`args` from bench_arguments(); keyword overrides win (ranks=, dir=,
         results=, io_layer=, build_dir=, launcher=, timeout=)."""
         o = {"ranks": 16, "dir": None, "results": None, "io_layer": None, "build_dir": None,
-             "launcher": "mpiexec", "timeout": 1800.0}
+             "launcher": "mpiexec", "timeout": 1800.0, "drop_caches": False}
         if args is not None:
             o.update({k: getattr(args, k) for k in o if hasattr(args, k)})
         o.update(overrides)
         self.name, self.ranks, self.io_layer, self.timeout = name, o["ranks"], o["io_layer"], o["timeout"]
+        self.drop_caches = o["drop_caches"]
         self.launcher = suite.launcher_argv(o["launcher"], [], "--launcher")
         self.build = paths.build_dir(o["build_dir"])
         stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -178,12 +182,23 @@ class Bench:
         spec.total = "?"
         spec.run_id = "-".join([f"{self.count:03d}", suite.slug(label)] + ([layer] if layer else []) +
                                [f"{spec.ranks}p"])
-        # Every run starts without the previous run's dirty pages: writeback
-        # of an earlier file would otherwise be charged to whoever runs next.
-        os.sync()
+        self.quiesce()
         doc = self.store.run(spec, self.build, outdir=self.data)
         print(launch.progress_line(spec, doc).replace(f"/{spec.total}]", "]"), flush=True)
         return Run(label, doc)
+
+    def quiesce(self):
+        """Before a run: no dirty pages of an earlier run (their writeback
+        would be charged to whoever runs next) and, with --drop-caches, no
+        cached pages at all (reads then come from storage)."""
+        os.sync()
+        if self.drop_caches:
+            try:
+                with open("/proc/sys/vm/drop_caches", "w") as f:
+                    f.write("3\n")
+            except OSError as e:
+                raise SystemExit(f"{self.name}: error: --drop-caches: cannot write /proc/sys/vm/drop_caches ({e})"
+                                 "; run as root or leave --drop-caches out")
 
     def table(self, runs, reference=None, title=None, refs=None):
         """Prints (and returns) an aligned table of runs: bytes, time,

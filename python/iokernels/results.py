@@ -130,12 +130,15 @@ def _stat_total(b):
 
 
 def headline(doc):
-    """(bytes, seconds, MiB/s) of a run: raw_write's write, or the sum over the
+    """(bytes, seconds, MiB/s) of a run: raw_write's write (its read with
+    --read-only), or the sum over the
     files written (read files when nothing was written); None when unknown."""
     if doc.get("kernel") == "raw_write":
         s = doc.get("summary", {})
         if "write_seconds" not in s:
             return None
+        if not s["write_seconds"] and s.get("read_seconds"):  # raw_write --read-only
+            return s.get("bytes", 0), s["read_seconds"], s.get("read_mib_s", 0.0)
         return s.get("bytes", 0), s["write_seconds"], s.get("write_mib_s", 0.0)
     files = doc.get("files", [])
     chosen = [f for f in files if f.get("mode") == "write"] or [f for f in files if f.get("mode") == "read"]

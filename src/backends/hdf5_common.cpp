@@ -461,10 +461,16 @@ bool Hdf5Base::grouped(int var) const {
     return !spec_.record_group.empty() && spec_.vars[static_cast<std::size_t>(var)].is_record(spec_);
 }
 
+bool Hdf5Base::member(int var) const {
+    const auto v = static_cast<std::size_t>(var);
+    return !spec_.vars[v].compound.empty() || (v < stored_as_member_.size() && stored_as_member_[v]);
+}
+
 void Hdf5Base::build_member_types() {
     member_types_.clear();
-    for (const VarSpec& var : spec_.vars) {
-        if (var.compound.empty()) {
+    for (std::size_t i = 0; i < spec_.vars.size(); ++i) {
+        const VarSpec& var = spec_.vars[i];
+        if (!member(static_cast<int>(i))) {
             member_types_.emplace_back();
             continue;
         }
@@ -534,6 +540,17 @@ int Hdf5Base::create_object(hid_t loc, int var, bool record_axis, const std::str
     return static_cast<int>(objects_.size()) - 1;
 }
 
+void Hdf5Base::require_member(hid_t ds, int var, const std::string& where) const {
+    const VarSpec& v = spec_.vars[static_cast<std::size_t>(var)];
+    if (v.compound.empty()) return;
+    Handle t(check(H5Dget_type(ds), "H5Dget_type " + var_what(var)), H5Tclose);
+    if (H5Tget_class(t) != H5T_COMPOUND || H5Tget_member_index(t, v.name.c_str()) < 0) {
+        error_stack();
+        throw Error("HDF5: dataset '" + v.compound + where + "' has no compound member '" + v.name + "'",
+                    "the file was written with another layout (a dataset per variable?)");
+    }
+}
+
 int Hdf5Base::open_object(hid_t loc, int var, const std::string& where) {
     const VarSpec& v = spec_.vars[static_cast<std::size_t>(var)];
     const std::string what = var_what(var);
@@ -542,13 +559,17 @@ int Hdf5Base::open_object(hid_t loc, int var, const std::string& where) {
                     "the file lacks this " + std::string(v.compound.empty() ? "dataset" : "compound dataset '" + name + "'") +
                         "; was it written by the same kernel with the same layout?"),
               H5Dclose);
-    if (!v.compound.empty()) {
+    require_member(ds, var, where);
+    if (v.compound.empty()) {
+        // A dataset of a one-member compound named like the variable (h5bench
+        // INTERLEAVED->CONTIG files): read it as that member, whatever the
+        // memory layout of the reader.
         Handle t(check(H5Dget_type(ds), "H5Dget_type " + what), H5Tclose);
-        if (H5Tget_class(t) != H5T_COMPOUND || H5Tget_member_index(t, v.name.c_str()) < 0) {
-            error_stack();
-            throw Error("HDF5: dataset '" + name + where + "' has no compound member '" + v.name + "'",
-                        "the file was written with another layout (a dataset per variable?)");
+        if (H5Tget_class(t) == H5T_COMPOUND && H5Tget_member_index(t, v.name.c_str()) >= 0) {
+            stored_as_member_.resize(spec_.vars.size(), false);
+            stored_as_member_[static_cast<std::size_t>(var)] = true;
         }
+        error_stack();  // H5Tget_member_index of a missing name leaves an error behind
     }
     Handle space(check(H5Dget_space(ds), "H5Dget_space " + what), H5Sclose);
     int nd = check(H5Sget_simple_extent_ndims(space), "H5Sget_simple_extent_ndims " + what);
@@ -589,6 +610,7 @@ void Hdf5Base::define(const FileSpec& spec) {
     groups_.clear();
     group_objects_.clear();
     place_.assign(spec.vars.size(), -1);
+    stored_as_member_.assign(spec.vars.size(), false);
     std::map<std::string, int> compounds;
     for (std::size_t v = 0; v < spec.vars.size(); ++v) {
         if (grouped(static_cast<int>(v))) continue;
@@ -619,6 +641,7 @@ void Hdf5Base::open(const std::string& path, const FileSpec& spec, MPI_Comm comm
     groups_.clear();
     group_objects_.clear();
     place_.assign(spec.vars.size(), -1);
+    stored_as_member_.assign(spec.vars.size(), false);
     std::map<std::string, int> compounds;
     bool any_grouped = false;
     for (std::size_t v = 0; v < spec.vars.size(); ++v) {
@@ -626,7 +649,14 @@ void Hdf5Base::open(const std::string& path, const FileSpec& spec, MPI_Comm comm
             any_grouped = true;
             continue;
         }
+        // Fields of one compound share its dataset: opened once, so hdf5_md
+        // sees one dataset (HDF5 rejects two handles to it in one multi call).
         const std::string& c = spec.vars[v].compound;
+        if (!c.empty() && compounds.count(c)) {
+            place_[v] = compounds[c];
+            require_member(objects_[static_cast<std::size_t>(place_[v])], static_cast<int>(v), "");
+            continue;
+        }
         place_[v] = open_object(file_, static_cast<int>(v), "");
         if (!c.empty()) compounds[c] = place_[v];
     }
@@ -643,8 +673,18 @@ void Hdf5Base::open(const std::string& path, const FileSpec& spec, MPI_Comm comm
         }
         Handle g(check(H5Gopen2(file_, gname.c_str(), H5P_DEFAULT), "opening group '" + gname + "'"), H5Gclose);
         std::vector<int> row(spec.vars.size(), -1);
-        for (std::size_t v = 0; v < spec.vars.size(); ++v)
-            if (grouped(static_cast<int>(v))) row[v] = open_object(g, static_cast<int>(v), " (group " + gname + ")");
+        std::map<std::string, int> in_group;
+        for (std::size_t v = 0; v < spec.vars.size(); ++v) {
+            if (!grouped(static_cast<int>(v))) continue;
+            const std::string& c = spec.vars[v].compound;
+            if (!c.empty() && in_group.count(c)) {
+                row[v] = in_group[c];
+                require_member(objects_[static_cast<std::size_t>(row[v])], static_cast<int>(v), " (group " + gname + ")");
+                continue;
+            }
+            row[v] = open_object(g, static_cast<int>(v), " (group " + gname + ")");
+            if (!c.empty()) in_group[c] = row[v];
+        }
         groups_.push_back(std::move(g));
         group_objects_.push_back(std::move(row));
     }
@@ -665,7 +705,7 @@ Hdf5Base::Target Hdf5Base::target(int var, std::int64_t record, bool writing) {
         throw Error("HDF5: variable index " + std::to_string(var) + " out of range in '" + path_ + "'",
                     "define() or open() the file with the spec the plan uses");
     const VarSpec& v = spec_.vars[static_cast<std::size_t>(var)];
-    const hid_t mt = v.compound.empty() ? mem_type(v.type) : member_types_[static_cast<std::size_t>(var)].get();
+    const hid_t mt = member(var) ? member_types_[static_cast<std::size_t>(var)].get() : mem_type(v.type);
     const bool rec = v.is_record(spec_);
     if (rec && record < 0)
         throw Error("HDF5: " + var_what(var) + " is a record variable but no record was given");
@@ -730,7 +770,7 @@ std::vector<Hdf5Base::StructTransfer> Hdf5Base::struct_transfers(const StructBuf
     for (std::size_t k = 0; k < b.vars.size(); ++k) {
         const VarSpec& v = var_of(b.vars[k]);
         const std::size_t elem = dtype_size(v.type);
-        if (v.compound.empty() && (b.stride % elem != 0 || b.offsets[k] % elem != 0)) return {};
+        if (!member(b.vars[k]) && (b.stride % elem != 0 || b.offsets[k] % elem != 0)) return {};
     }
     for (std::size_t k = 0; k < b.vars.size(); ++k) {
         const int var = b.vars[k];
@@ -740,7 +780,7 @@ std::vector<Hdf5Base::StructTransfer> Hdf5Base::struct_transfers(const StructBuf
         Transfer t = transfers_.get(tg.dims, sel, tg.record, var_what(var));
         if (t.permuted()) return {};
         StructTransfer st{var, tg.dset, mem_type(v.type), nullptr, t.mem_space, t.file_space, b.base, n * elem};
-        if (!v.compound.empty()) {
+        if (member(var)) {
             // One member of a struct-sized element: HDF5 matches it by name.
             st.type_owner = shared_type(H5Tcreate(H5T_COMPOUND, b.stride), "H5Tcreate struct member " + v.name);
             check(H5Tinsert(*st.type_owner, v.name.c_str(), b.offsets[k], mem_type(v.type)), "H5Tinsert " + v.name);

@@ -172,6 +172,8 @@ private:
     // variables of one compound share a dataset.  Returns its index in objects_.
     int create_object(hid_t loc, int var, bool record_axis, const std::string& where);
     int open_object(hid_t loc, int var, const std::string& where);
+    // Throws unless `var` (a compound member) is a member of dataset `ds`'s type.
+    void require_member(hid_t ds, int var, const std::string& where) const;
     void create_record_group(std::int64_t record);
     void build_member_types();
     void ensure_record(int object, std::int64_t record, int var);
@@ -182,6 +184,9 @@ private:
     std::vector<int> place_;                        // per variable: object, or -1 when grouped
     std::vector<std::vector<int>> group_objects_;   // [record][var]: object in that record's group
     std::vector<Handle> member_types_;              // per variable: one-member compound, or none
+    std::vector<bool> stored_as_member_;            // per variable: found as a one-member compound on open
+    // Moved as a compound member: declared so (VarSpec::compound) or found so.
+    bool member(int var) const;
 };
 
 }  // namespace iok::h5

@@ -67,6 +67,13 @@ private:
 
     bool enqueue_struct(const StructBuffer& b, const Selection& sel, std::int64_t record, bool write) {
         auto transfers = struct_transfers(b, sel, record, write);
+        // HDF5 1.14.5's H5Dread_multi leaves the user buffer untouched when
+        // several datasets are read into parts of one struct through compound
+        // memory types (H5Dread of each is right; the unit test shows both):
+        // such reads take the packed path instead.
+        if (!write && transfers.size() > 1)
+            for (const auto& t : transfers)
+                if (t.type_owner) return false;
         for (auto& t : transfers) {
             h5::Transfer tr;
             tr.file_space = t.file_space;

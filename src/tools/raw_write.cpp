@@ -28,13 +28,17 @@ int main(int argc, char** argv) {
         CLI::App app{"raw contiguous MPI-IO write of N bytes (benchmark reference)", "raw_write"};
         std::uint64_t bytes = 64ull << 20, chunk = 8ull << 20;
         std::string path = "raw_write.dat", json;
-        bool independent = false, keep = false, overwrite = false, read_back = false;
+        bool independent = false, keep = false, overwrite = false, read_back = false, read_only = false;
         std::vector<std::string> hints;
         app.add_option("-n,--bytes", bytes, "total bytes to write (over all ranks)")->capture_default_str();
         app.add_option("-c,--chunk", chunk, "bytes per write call")->capture_default_str();
         app.add_option("-o,--output", path, "output file")->capture_default_str();
         app.add_flag("--independent", independent, "MPI_File_write_at instead of write_at_all")->capture_default_str();
         app.add_flag("--read", read_back, "also read the file back (read bandwidth)")->capture_default_str();
+        app.add_flag("--read-only", read_only,
+                     "only read an existing file of --bytes bytes (e.g. one kept with -k, after dropping the "
+                     "page cache: a cold read)")
+            ->capture_default_str();
         app.add_option("--hint", hints, "MPI-IO hint KEY=VALUE, repeatable");
         app.add_flag("-k,--keep", keep, "keep the file")->capture_default_str();
         app.add_flag("--overwrite", overwrite, "replace an existing file")->capture_default_str();
@@ -50,7 +54,8 @@ int main(int argc, char** argv) {
         MPI_Comm_rank(comm, &rank);
         MPI_Comm_size(comm, &size);
         iok::OutputFiles outputs(comm, keep, overwrite);
-        outputs.claim(path);
+        if (read_only) outputs.require_readable(path);
+        else outputs.claim(path);
         MPI_Info info;
         MPI_Info_create(&info);
         for (const auto& h : hints) {
@@ -92,23 +97,28 @@ int main(int argc, char** argv) {
             MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
             return std::make_pair(tmax, used);
         };
-        auto [tw, used] = run(true);
-        double tr = 0;
-        if (read_back) {
+        double tw = 0, tr = 0;
+        MPI_Info used = MPI_INFO_NULL;
+        if (!read_only) std::tie(tw, used) = run(true);
+        if (read_back || read_only) {
             MPI_Info r;
             std::tie(tr, r) = run(false);
-            MPI_Info_free(&r);
+            if (used == MPI_INFO_NULL) used = r;
+            else MPI_Info_free(&r);
         }
         nlohmann::json manifest = iok::build_manifest(comm, iok::argv_vector(argc, argv), {}, used);
         if (rank == 0) {
             iok::TextReport t;
-            t.section("raw contiguous MPI-IO " + std::string(independent ? "independent" : "collective") + " write");
+            t.section("raw contiguous MPI-IO " + std::string(independent ? "independent" : "collective") +
+                      (read_only ? " read" : " write"));
             t.line("Output", path);
             t.line("MPI-IO layer", iok::mpiio_layer_from_info(used));
-            t.line("Write amount", iok::format_bytes(static_cast<double>(bytes)));
-            t.line("Time open-to-close (max)", tw, "s");
-            t.line("Bandwidth (write)", tw > 0 ? bytes / iok::MiB / tw : 0.0, "MiB/s");
-            if (read_back) {
+            t.line(read_only ? "Read amount" : "Write amount", iok::format_bytes(static_cast<double>(bytes)));
+            if (!read_only) {
+                t.line("Time open-to-close (max)", tw, "s");
+                t.line("Bandwidth (write)", tw > 0 ? bytes / iok::MiB / tw : 0.0, "MiB/s");
+            }
+            if (read_back || read_only) {
                 t.line("Time read (max)", tr, "s");
                 t.line("Bandwidth (read)", tr > 0 ? bytes / iok::MiB / tr : 0.0, "MiB/s");
             }
