@@ -15,7 +15,11 @@ write_at / read_at); its read is a separate run, like bdcats's.  With
 --drop-caches (root) every run starts with an empty page cache, so reads come
 from storage rather than from the memory the write just filled.  Target: vpic >= 80% of raw write bandwidth; the read
 ratio is reported the same way.  Bandwidth here is the kernel's open-to-close
-figure (every phase of the file, metadata included).  Kernel, read and raw
+figure (every phase of the file, metadata included); "to storage" adds the
+os.sync() that follows each write run, so it is the rate at which the data
+became durable.  The target is judged on that: page-cache write rates on this
+VM are bimodal (about 0.4 or 2.5 GiB/s for the same 2.5 GiB raw write, flipping
+from run to run), the device's are not.  Kernel, read and raw
 runs alternate --repeat times after one discarded warm-up write, and the
 table shows medians: on this page-cached VM one 2.5 GiB write varies 2-5x
 from run to run.
@@ -88,7 +92,7 @@ def main():
                 got.append((w, r, raw, rraw))
             label = f"{backend} {mode}"
             if len(got) < max(a.repeat, 1):
-                rows.append([label, "FAILED", "", "", "", "", ""])
+                rows.append([label, "FAILED"] + [""] * 8)
                 target_ok = False
                 continue
             ws = {k: median(g[0].summary[k] for g in got) for k in ("raw_rate_mib_s", "observed_rate_mib_s")}
@@ -96,18 +100,20 @@ def main():
             raw_w = median(g[2].summary["write_mib_s"] for g in got)
             raw_r = median(g[3].summary["read_mib_s"] for g in got)
             w_bw, r_bw = median(g[0].mib_s for g in got), median(g[1].mib_s for g in got)
+            w_st, raw_st = median(g[0].durable_mib_s for g in got), median(g[2].durable_mib_s for g in got)
             rows.append([label, f"{w_bw:.1f}", f"{raw_w:.1f}", f"{w_bw / raw_w:.2f}",
+                         f"{w_st:.1f}", f"{raw_st:.1f}", f"{w_st / raw_st:.2f}",
                          f"{r_bw:.1f}", f"{raw_r:.1f}", f"{r_bw / raw_r:.2f}"])
             rows.append(["  h5bench figures", f"raw {ws['raw_rate_mib_s']:.1f}",
-                         f"obs {ws['observed_rate_mib_s']:.1f}", "", f"raw {rs['raw_rate_mib_s']:.1f}",
+                         f"obs {ws['observed_rate_mib_s']:.1f}", "", "", "", "", f"raw {rs['raw_rate_mib_s']:.1f}",
                          f"obs {rs['observed_rate_mib_s']:.1f}", ""])
-            target_ok = target_ok and w_bw / raw_w >= 0.8
-    text = render(["library / data access", "write MiB/s", "raw write", "write/raw", "read MiB/s", "raw read",
-                   "read/raw"], rows, numeric=range(1, 7))
+            target_ok = target_ok and w_st / raw_st >= 0.8
+    text = render(["library / data access", "write MiB/s", "raw write", "write/raw", "to storage", "raw",
+                   "storage/raw", "read MiB/s", "raw read", "read/raw"], rows, numeric=range(1, 10))
     title = (f"VPIC 1-D CONTIG/CONTIG, {a.ranks} ranks x {a.particles} particles x {a.steps} steps "
              f"(open-to-close bandwidth, median of {max(a.repeat, 1)}; raw = MPI_File_write_at_all or "
              f"write_at as the mode; {'page cache dropped before every run' if a.drop_caches else 'page cache kept'}"
-             f"; target write/raw >= 0.80)")
+             f"; 'to storage' adds the sync after each write; target storage/raw >= 0.80)")
     text = f"\n{title}\n{text}\ntarget {'met' if target_ok else 'NOT met'}"
     print(text, flush=True)
     b.store.index.setdefault("tables", []).append({"title": title, "text": text})
