@@ -105,7 +105,9 @@ int vpic_main(int argc, char** argv) {
                     emulate_compute(cfg.compute_seconds);
                     compute += cfg.compute_seconds;
                 }
-                if (ropt.progress && rank == 0) std::fprintf(stderr, "  time step %d written\n", t);
+                // progress on stderr (rank 0) unless -q: 2.5 GiB runs take a while
+                if (!cli.common.quiet && cfg.timesteps > 1 && rank == 0)
+                    std::fprintf(stderr, "  time step %d/%d written (%.2f s)\n", t + 1, cfg.timesteps, MPI_Wtime() - t0);
             }
             w = writer.close();
         }
