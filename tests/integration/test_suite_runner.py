@@ -457,6 +457,34 @@ def test_bench_e3sm_script(tmp_path, e3sm_maps):
     assert sorted(r["status"] for r in runs.values()) == ["ok"] * 3   # pnetcdf, raw (shared), vard
 
 
+def test_bench_vpic_script(tmp_path):
+    """bench/vpic.py end to end at toy size (2 ranks, 4 Ki particles, 2 steps,
+    one repeat, collective only): the table's ratios come from the stored runs,
+    raw wrote and read the kernel's bytes, the particle and raw files are gone."""
+    if "hdf5" not in subprocess.run([str(IOKERNELS), "vpic", "--help"], capture_output=True, text=True).stdout:
+        pytest.skip("hdf5 backend not built")
+    env = dict(os.environ, IOK_BUILD_DIR=str(BUILD_DIR))
+    p = subprocess.run([sys.executable, str(SOURCE_DIR / "bench" / "vpic.py"), "--ranks", "2", "--particles", "4K",
+                        "--steps", "2", "--repeat", "1", "--modes", "collective", "--io-layer", "romio",
+                        "--results", str(tmp_path / "res")], capture_output=True, text=True, env=env, timeout=900)
+    assert p.returncode == 0, p.stdout + p.stderr
+    index = json.loads((tmp_path / "res" / "index.json").read_text())
+    docs = {r["id"]: json.loads((tmp_path / "res" / f"{r['id']}.json").read_text()) for r in index["runs"]}
+    assert [r["status"] for r in index["runs"]] == ["ok"] * 5    # warm-up, vpic, bdcats, raw write, raw read
+    vpic = next(d for i, d in docs.items() if "vpic" in i)
+    raw = next(d for i, d in docs.items() if "raw_write_collective" in i)
+    rread = next(d for i, d in docs.items() if "read-only" in i)
+    nbytes = 2 * 4096 * 32 * 2
+    assert vpic["summary"]["total_size_bytes"] == raw["summary"]["bytes"] == rread["summary"]["bytes"] == nbytes
+    assert raw["summary"]["read_seconds"] == 0 and rread["summary"]["write_seconds"] == 0
+    row = next(line for line in p.stdout.splitlines() if line.startswith("hdf5 collective"))
+    w_secs = sum(f["seconds"]["end_to_end"]["max"] for f in vpic["files"])
+    assert row.split()[4] == f"{raw['summary']['write_seconds'] / w_secs:.2f}"   # write/raw = time ratio inverted
+    assert "target" in p.stdout and "h5bench figures" in p.stdout
+    data = tmp_path / "res" / "data"                              # particle file and raw.dat removed
+    assert not data.exists() or not list(data.iterdir())
+
+
 def test_timeout_and_sigterm_kill_the_whole_launch(tmp_path):
     """A run over its time limit is killed with its process group and recorded
     as a timeout; SIGTERM to the runner takes the running launch down too."""
