@@ -455,6 +455,29 @@ std::string group_name(const FileSpec& spec, std::int64_t record) {
     return spec.record_group + std::to_string(record);
 }
 
+// For each variable `wanted(v)` selects: the object `make(v)` creates or
+// opens, made once per compound; later members reuse it (`reuse(object, v)`
+// may check them), so every field of a compound maps to one dataset handle
+// (hdf5_md must not pass HDF5 two handles to one dataset).  -1 elsewhere.
+template <class Wanted, class Make, class Reuse>
+std::vector<int> one_object_per_compound(const FileSpec& spec, Wanted wanted, Make make, Reuse reuse) {
+    std::vector<int> place(spec.vars.size(), -1);
+    std::map<std::string, int> compounds;
+    for (std::size_t v = 0; v < spec.vars.size(); ++v) {
+        if (!wanted(static_cast<int>(v))) continue;
+        const std::string& c = spec.vars[v].compound;
+        auto it = c.empty() ? compounds.end() : compounds.find(c);
+        if (it != compounds.end()) {
+            place[v] = it->second;
+            reuse(it->second, static_cast<int>(v));
+            continue;
+        }
+        place[v] = make(static_cast<int>(v));
+        if (!c.empty()) compounds[c] = place[v];
+    }
+    return place;
+}
+
 }  // namespace
 
 bool Hdf5Base::grouped(int var) const {
@@ -585,18 +608,9 @@ void Hdf5Base::create_record_group(std::int64_t record) {
     Handle g(check(H5Gcreate2(file_, gname.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                    "creating group '" + gname + "' in '" + path_ + "'"),
              H5Gclose);
-    std::vector<int> row(spec_.vars.size(), -1);
-    std::map<std::string, int> compounds;
-    for (std::size_t v = 0; v < spec_.vars.size(); ++v) {
-        if (!grouped(static_cast<int>(v))) continue;
-        const std::string& c = spec_.vars[v].compound;
-        if (!c.empty() && compounds.count(c)) {
-            row[v] = compounds[c];
-            continue;
-        }
-        row[v] = create_object(g, static_cast<int>(v), false, " (group " + gname + ")");
-        if (!c.empty()) compounds[c] = row[v];
-    }
+    auto row = one_object_per_compound(
+        spec_, [&](int v) { return grouped(v); },
+        [&](int v) { return create_object(g, v, false, " (group " + gname + ")"); }, [](int, int) {});
     groups_.push_back(std::move(g));
     group_objects_.push_back(std::move(row));
 }
@@ -609,19 +623,11 @@ void Hdf5Base::define(const FileSpec& spec) {
     object_dims_.clear();
     groups_.clear();
     group_objects_.clear();
-    place_.assign(spec.vars.size(), -1);
     stored_as_member_.assign(spec.vars.size(), false);
-    std::map<std::string, int> compounds;
-    for (std::size_t v = 0; v < spec.vars.size(); ++v) {
-        if (grouped(static_cast<int>(v))) continue;
-        const std::string& c = spec.vars[v].compound;
-        if (!c.empty() && compounds.count(c)) {
-            place_[v] = compounds[c];
-            continue;
-        }
-        place_[v] = create_object(file_, static_cast<int>(v), spec.vars[v].is_record(spec), "");
-        if (!c.empty()) compounds[c] = place_[v];
-    }
+    place_ = one_object_per_compound(
+        spec, [&](int v) { return !grouped(v); },
+        [&](int v) { return create_object(file_, v, spec.vars[static_cast<std::size_t>(v)].is_record(spec), ""); },
+        [](int, int) {});
     for (int r = 0; r < spec.expected_records && !spec.record_group.empty(); ++r) create_record_group(r);
     build_member_types();
 }
@@ -640,26 +646,14 @@ void Hdf5Base::open(const std::string& path, const FileSpec& spec, MPI_Comm comm
     object_dims_.clear();
     groups_.clear();
     group_objects_.clear();
-    place_.assign(spec.vars.size(), -1);
     stored_as_member_.assign(spec.vars.size(), false);
-    std::map<std::string, int> compounds;
+    auto check_member = [&](const std::string& where) {
+        return [this, where](int object, int v) { require_member(objects_[static_cast<std::size_t>(object)], v, where); };
+    };
+    place_ = one_object_per_compound(
+        spec, [&](int v) { return !grouped(v); }, [&](int v) { return open_object(file_, v, ""); }, check_member(""));
     bool any_grouped = false;
-    for (std::size_t v = 0; v < spec.vars.size(); ++v) {
-        if (grouped(static_cast<int>(v))) {
-            any_grouped = true;
-            continue;
-        }
-        // Fields of one compound share its dataset: opened once, so hdf5_md
-        // sees one dataset (HDF5 rejects two handles to it in one multi call).
-        const std::string& c = spec.vars[v].compound;
-        if (!c.empty() && compounds.count(c)) {
-            place_[v] = compounds[c];
-            require_member(objects_[static_cast<std::size_t>(place_[v])], static_cast<int>(v), "");
-            continue;
-        }
-        place_[v] = open_object(file_, static_cast<int>(v), "");
-        if (!c.empty()) compounds[c] = place_[v];
-    }
+    for (std::size_t v = 0; v < spec.vars.size(); ++v) any_grouped = any_grouped || grouped(static_cast<int>(v));
     // Record groups: as many as the file holds, counted from 0.
     for (std::int64_t r = 0; any_grouped; ++r) {
         const std::string gname = group_name(spec, r);
@@ -672,19 +666,10 @@ void Hdf5Base::open(const std::string& path, const FileSpec& spec, MPI_Comm comm
             break;
         }
         Handle g(check(H5Gopen2(file_, gname.c_str(), H5P_DEFAULT), "opening group '" + gname + "'"), H5Gclose);
-        std::vector<int> row(spec.vars.size(), -1);
-        std::map<std::string, int> in_group;
-        for (std::size_t v = 0; v < spec.vars.size(); ++v) {
-            if (!grouped(static_cast<int>(v))) continue;
-            const std::string& c = spec.vars[v].compound;
-            if (!c.empty() && in_group.count(c)) {
-                row[v] = in_group[c];
-                require_member(objects_[static_cast<std::size_t>(row[v])], static_cast<int>(v), " (group " + gname + ")");
-                continue;
-            }
-            row[v] = open_object(g, static_cast<int>(v), " (group " + gname + ")");
-            if (!c.empty()) in_group[c] = row[v];
-        }
+        const std::string where = " (group " + gname + ")";
+        auto row = one_object_per_compound(
+            spec, [&](int v) { return grouped(v); }, [&](int v) { return open_object(g, v, where); },
+            check_member(where));
         groups_.push_back(std::move(g));
         group_objects_.push_back(std::move(row));
     }
