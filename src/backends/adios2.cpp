@@ -170,6 +170,19 @@ public:
     }
 
 private:
+    // ADIOS2 colours its exception texts for terminals; our message is plain.
+    static std::string plain_text(const std::string& s) {
+        std::string out;
+        for (std::size_t i = 0; i < s.size(); ++i) {
+            if (s[i] == '\x1b' && i + 1 < s.size() && s[i + 1] == '[') {
+                while (i < s.size() && s[i] != 'm') ++i;
+                continue;
+            }
+            out += s[i];
+        }
+        return out;
+    }
+
     template <class F>
     void guard(const std::string& what, F&& f) {
         try {
@@ -177,7 +190,7 @@ private:
         } catch (const Error&) {
             throw;
         } catch (const std::exception& e) {
-            throw Error("ADIOS2: " + what + " failed: " + e.what(),
+            throw Error("ADIOS2: " + what + " failed: " + plain_text(e.what()),
                         "check the path is reachable by all ranks and the adios.* parameters are valid "
                         "for engine " + engine_type_ + " (bpls -la shows what a file holds)");
         }

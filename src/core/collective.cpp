@@ -1,6 +1,10 @@
 #include "core/collective.hpp"
 
+#include <chrono>
 #include <climits>
+#include <thread>
+#include <cstdlib>
+#include <map>
 #include <string>
 #include <cstdio>
 #include <vector>
@@ -11,7 +15,64 @@ namespace {
 
 std::string pack(const std::string& what, const std::string& hint) { return what + '\0' + hint; }
 
+int g_files_open = 0;
+std::string g_kernel = "iokernels";  // "iokernels <kernel>", set by run_kernel_main
+std::map<int, std::function<void()>> g_cleanups;
+int g_next_cleanup = 0;
+
+// The one error report: rank 0, one write (the launcher forwards stderr in
+// chunks, and a message split over several writes can reach the user partly).
+void report(const CollectiveFailure& e, int rank, int size) {
+    if (rank != 0) return;
+    std::string msg = g_kernel + ": error: " + e.what();
+    if (size > 1 && e.failing_rank() != 0) msg += " (rank " + std::to_string(e.failing_rank()) + ")";
+    msg += "\n";
+    if (!e.hint().empty()) msg += "  hint: " + e.hint() + "\n";
+    std::fputs(msg.c_str(), stderr);
+    std::fflush(stderr);
+}
+
+// A rank with an error waits this long for the others to join the agreement.
+bool agreed_in_time(MPI_Request& req) {
+    double limit = 20.0;
+    if (const char* e = std::getenv("IOK_FAILURE_WAIT_SECONDS")) limit = std::atof(e);
+    const double t0 = MPI_Wtime();
+    int done = 0;
+    while (true) {
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (done) return true;
+        if (MPI_Wtime() - t0 > limit) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+}
+
+[[noreturn]] void abandon(MPI_Comm comm, const CollectiveFailure& e) {
+    int rank = 0, size = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    report(e, rank, size);
+    run_abandon_cleanups();
+    std::fflush(nullptr);
+    MPI_Barrier(comm);  // every rank is here (the failure was agreed): rank 0 has printed
+    std::_Exit(1);
+}
+
 }  // namespace
+
+void note_files_open(int delta) { g_files_open += delta; }
+
+int at_abandon(std::function<void()> cleanup) {
+    g_cleanups[g_next_cleanup] = std::move(cleanup);
+    return g_next_cleanup++;
+}
+
+void cancel_abandon(int id) { g_cleanups.erase(id); }
+
+void run_abandon_cleanups() {
+    for (auto& [id, fn] : g_cleanups) fn();
+}
+
+std::string failure_prefix() { return g_kernel; }
 
 void collective_step(MPI_Comm comm, const std::function<void()>& fn) {
     int rank = 0;
@@ -35,35 +96,43 @@ void collective_step(MPI_Comm comm, const std::function<void()>& fn) {
     // Lowest failing rank wins: its message is the one everyone reports.
     int first = failed_rank < 0 ? INT_MAX : failed_rank;
     int agreed = 0;
-    MPI_Allreduce(&first, &agreed, 1, MPI_INT, MPI_MIN, comm);
+    MPI_Request req;
+    MPI_Iallreduce(&first, &agreed, 1, MPI_INT, MPI_MIN, comm, &req);
+    if (failed_rank < 0) {
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+    } else if (!agreed_in_time(req)) {
+        // The others are blocked inside a collective library call this rank
+        // left with its error (H5Fclose, a BP5 flush): they will never come
+        // here.  Say what failed, then end the job.
+        const auto nul = msg.find('\0');
+        std::string out = g_kernel + ": error on rank " + std::to_string(rank) + ": " + msg.substr(0, nul) +
+                          "\n  (the other ranks are still inside the library call: the job is aborted)\n";
+        if (nul != std::string::npos && nul + 1 < msg.size()) out += "  hint: " + msg.substr(nul + 1) + "\n";
+        std::fputs(out.c_str(), stderr);
+        std::fflush(stderr);
+        MPI_Abort(comm, 1);
+    }
     if (agreed == INT_MAX) return;
     int len = static_cast<int>(msg.size());
     MPI_Bcast(&len, 1, MPI_INT, agreed, comm);
     msg.resize(static_cast<std::size_t>(len));
     MPI_Bcast(msg.data(), len, MPI_CHAR, agreed, comm);
     const auto nul = msg.find('\0');
-    throw CollectiveFailure(msg.substr(0, nul), nul == std::string::npos ? "" : msg.substr(nul + 1),
-                            agreed);
+    CollectiveFailure failure(msg.substr(0, nul), nul == std::string::npos ? "" : msg.substr(nul + 1), agreed);
+    if (g_files_open > 0) abandon(comm, failure);
+    throw failure;
 }
 
 int run_kernel_main(const char* kernel, MPI_Comm comm, const std::function<void()>& body) {
     int rank = 0, size = 1;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
+    g_kernel = std::string("iokernels ") + kernel;
     try {
         body();
         return 0;
     } catch (const CollectiveFailure& e) {
-        if (rank == 0) {
-            // one write: the launcher forwards stderr in chunks, and a message
-            // split over several writes can reach the user partly
-            std::string msg = std::string("iokernels ") + kernel + ": error: " + e.what();
-            if (size > 1 && e.failing_rank() != 0) msg += " (rank " + std::to_string(e.failing_rank()) + ")";
-            msg += "\n";
-            if (!e.hint().empty()) msg += "  hint: " + e.hint() + "\n";
-            std::fputs(msg.c_str(), stderr);
-            std::fflush(stderr);
-        }
+        report(e, rank, size);
         return 1;
     } catch (const std::exception& e) {
         // Only this rank knows; others may be inside a collective call.

@@ -8,7 +8,11 @@
 // If so, every rank throws iok::CollectiveFailure carrying the first failing
 // rank's message, and the kernel's main returns non-zero after rank 0 printed
 // it once.  Library calls that are themselves collective fail on all ranks
-// alike, so wrapping them keeps ranks in step.
+// alike, so wrapping them keeps ranks in step.  A rank whose library call
+// failed while the others stayed blocked inside it (a collective close that
+// errs on one rank only) would wait forever: a failing rank waits at most
+// IOK_FAILURE_WAIT_SECONDS (default 20) for the agreement, then prints its
+// message and aborts the job (MPI_Abort).
 #include <mpi.h>
 
 #include <functional>
@@ -29,6 +33,19 @@ private:
 };
 
 void collective_step(MPI_Comm comm, const std::function<void()>& fn);
+
+// While a library holds a file open, a failed step may leave the ranks'
+// library states different (one rank's write hit ENOSPC, another's did not),
+// and the collective close that unwinding would run can then hang (H5Fclose
+// flushes metadata behind barriers).  So a failure agreed in collective_step
+// while any file is open ends the job there: rank 0 prints the message, the
+// at_abandon() cleanups run (rank 0 removes the run's own outputs), and every
+// rank exits with status 1 without closing the files.
+void note_files_open(int delta);  // +1 once a file is created/opened, -1 once closed
+int at_abandon(std::function<void()> cleanup);  // returns an id for cancel_abandon
+void cancel_abandon(int id);
+void run_abandon_cleanups();    // the registered cleanups (rank 0 removes outputs)
+std::string failure_prefix();   // "iokernels <kernel>", for error messages
 
 // Runs a kernel body with the error policy: returns 0 on success; on error
 // rank 0 prints "iokernels <kernel>: error: ..." plus the hint to stderr and

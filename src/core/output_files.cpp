@@ -1,5 +1,6 @@
 #include "core/output_files.hpp"
 
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -79,10 +80,25 @@ void OutputFiles::remove_all() {
     created_.clear();
 }
 
+OutputFiles::OutputFiles(MPI_Comm comm, bool keep, bool overwrite)
+    : comm_(comm), keep_(keep), overwrite_(overwrite), abandon_id_(at_abandon([this] { remove_all(); })) {}
+
 OutputFiles::~OutputFiles() {
+    cancel_abandon(abandon_id_);
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (!finalized) remove_all();
+}
+
+std::string full_file_system(const std::string& path, unsigned long long min_free) {
+    std::error_code ec;
+    fs::path dir = fs::is_directory(path, ec) ? fs::path(path) : fs::path(path).parent_path();
+    if (dir.empty()) dir = ".";
+    struct statvfs st {};
+    if (statvfs(dir.c_str(), &st) != 0) return "";
+    const unsigned long long avail = static_cast<unsigned long long>(st.f_bavail) * st.f_frsize;
+    if (avail >= min_free) return "";
+    return "the file system holding " + dir.string() + " is full (" + std::to_string(avail) + " bytes free)";
 }
 
 std::string insert_suffix(const std::string& path, const std::string& suffix) {

@@ -12,8 +12,9 @@ namespace iok {
 
 class OutputFiles {
 public:
-    OutputFiles(MPI_Comm comm, bool keep, bool overwrite)
-        : comm_(comm), keep_(keep), overwrite_(overwrite) {}
+    // Also removes them (unless keep) when a failure abandons the job with
+    // files open (see collective.hpp).
+    OutputFiles(MPI_Comm comm, bool keep, bool overwrite);
     ~OutputFiles();  // removes created paths unless keep (collective-free: rank 0 only)
     OutputFiles(const OutputFiles&) = delete;
     OutputFiles& operator=(const OutputFiles&) = delete;
@@ -32,7 +33,14 @@ private:
     MPI_Comm comm_;
     bool keep_, overwrite_;
     std::vector<std::string> created_;
+    int abandon_id_ = -1;
 };
+
+// "the file system holding DIR is full (N bytes free)" when the file system
+// where `path` is (or would be) has less than `min_free` bytes left for us,
+// else "".  Libraries often report ENOSPC as a generic error (OMPIO:
+// MPI_ERR_OTHER).
+std::string full_file_system(const std::string& path, unsigned long long min_free = 1ull << 20);
 
 // "out.nc" + "h0" -> "out_h0.nc" (inserted before a known extension, else appended).
 std::string insert_suffix(const std::string& path, const std::string& suffix);

@@ -7,7 +7,9 @@
 
 #include "core/collective.hpp"
 #include "core/error.hpp"
+#include "core/full_disk_watchdog.hpp"
 #include "core/memory.hpp"
+#include "core/output_files.hpp"
 #include "core/pattern.hpp"
 #include "core/phase_timer.hpp"
 #include "core/stats.hpp"
@@ -39,6 +41,22 @@ void packed_to_struct(const void* packed, std::size_t stride, std::size_t offset
     const auto* in = static_cast<const unsigned char*>(packed);
     auto* out = static_cast<unsigned char*>(aos) + offset;
     for (std::uint64_t i = 0; i < n; ++i) std::memcpy(out + i * stride, in + i * elem, elem);
+}
+
+// Runs a write-side step; an error on a file system that has filled up is
+// named as such (the library's own text is often a generic I/O error).
+// An empty path (reading) runs fn as it is.
+void naming_full_disk(const std::string& path, const std::function<void()>& fn) {
+    if (path.empty()) return fn();
+    try {
+        fn();
+    } catch (const CollectiveFailure&) {
+        throw;
+    } catch (const Error& e) {
+        const std::string full = full_file_system(path);
+        if (full.empty()) throw;
+        throw Error(full + ": " + e.what(), "free space there, or write elsewhere (-o)");
+    }
 }
 
 const Selection& selection_of(const std::vector<SelectionPtr>& v, std::size_t i, const Selection& none) {
@@ -121,6 +139,7 @@ private:
     std::uint64_t struct_native_ = 0, struct_packed_ = 0;  // array-of-structs requests by how they moved
     std::string first_mismatch_;
     MPI_Info hints_ = MPI_INFO_NULL;
+    std::string path_;  // the file, from begin()
 };
 
 std::vector<Request> FileRun::requests_for(int first_rec, int last_rec, bool with_fixed, BufferArena& arena) {
@@ -284,6 +303,7 @@ FileOutcome FileRun::run(const std::string& path) {
 }
 
 void FileRun::begin(const std::string& path) {
+    path_ = path;
     const FileSpec& spec = plan_.spec;
     collective_step(comm_, [&] {
         timer_.start("open");
@@ -291,11 +311,15 @@ void FileRun::begin(const std::string& path) {
         else be_.open(path, spec, comm_);
         timer_.stop();
     });
+    note_files_open(+1);  // from here a failed step abandons the job (collective.hpp)
+    if (writing_) watch_output(path);  // a full disk some ranks never hear of (full_disk_watchdog.hpp)
     if (writing_) {
         collective_step(comm_, [&] {
-            timer_.start("define");
-            be_.define(spec);
-            timer_.stop();
+            naming_full_disk(path, [&] {
+                timer_.start("define");
+                be_.define(spec);
+                timer_.stop();
+            });
         });
     }
     hints_ = be_.info_in_effect();
@@ -311,7 +335,7 @@ void FileRun::step(int first_rec, int last_rec, bool with_fixed) {
         prepare(reqs, arena);
         timer_.stop();
         std::vector<Staged> staging;  // packed fields of structs, until the flush
-        collective_step(comm_, [&] {
+        collective_step(comm_, [&] { naming_full_disk(writing_ ? path_ : std::string(), [&] {
             timer_.start(post);
             for (const Request& q : reqs) {
                 const VarSpec& var = spec.vars[static_cast<std::size_t>(q.var)];
@@ -330,7 +354,7 @@ void FileRun::step(int first_rec, int last_rec, bool with_fixed) {
             if (!writing_) unpack_staged(staging);  // the application's own copy: I/O time
             timer_.stop();
             ++flushes_;
-        });
+        }); });
         if (!writing_) {
             timer_.start("verify");
             verify(reqs, arena);
@@ -341,10 +365,14 @@ void FileRun::step(int first_rec, int last_rec, bool with_fixed) {
 
 FileOutcome FileRun::finish(const std::string& path) {
     collective_step(comm_, [&] {
-        timer_.start("close");
-        be_.close();
-        timer_.stop();
+        naming_full_disk(writing_ ? path : std::string(), [&] {
+            timer_.start("close");
+            be_.close();
+            timer_.stop();
+        });
     });
+    note_files_open(-1);
+    if (writing_) unwatch_output(path);
     FileOutcome out;
     report(path, out);
     out.hints = hints_;
