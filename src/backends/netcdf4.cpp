@@ -84,7 +84,15 @@ public:
         path_ = path;
         spec_ = spec;
         comm_ = comm;
-        check(nc_create_par(path.c_str(), NC_NETCDF4 | NC_CLOBBER, comm, cfg_.hints, &ncid_),
+        // NC_NODIMSCALE_ATTACH (NetCDF >= 4.9.0): nc_enddef attaches HDF5
+        // dimension scales with the HL DS API, which is not safe in parallel;
+        // with E3SM's hundreds of variables it fails on some ranks ("Problem
+        // with HDF5 dimscales", Unidata/netcdf-c#2251; E3SM-IO sets it too).
+        int mode = NC_NETCDF4 | NC_CLOBBER;
+#ifdef NC_NODIMSCALE_ATTACH
+        mode |= NC_NODIMSCALE_ATTACH;
+#endif
+        check(nc_create_par(path.c_str(), mode, comm, cfg_.hints, &ncid_),
               "creating '" + path + "'", "check that the directory exists and is writable by every rank");
         writing_ = true;
     }

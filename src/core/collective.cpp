@@ -33,9 +33,12 @@ void report(const CollectiveFailure& e, int rank, int size) {
 }
 
 // A rank with an error waits this long for the others to join the agreement.
-bool agreed_in_time(MPI_Request& req) {
+// Staggered by rank, so that when several ranks failed the lowest one speaks
+// and its MPI_Abort ends the others before they repeat the message.
+bool agreed_in_time(MPI_Request& req, int rank) {
     double limit = 20.0;
     if (const char* e = std::getenv("IOK_FAILURE_WAIT_SECONDS")) limit = std::atof(e);
+    limit += 0.25 * rank;
     const double t0 = MPI_Wtime();
     int done = 0;
     while (true) {
@@ -100,7 +103,7 @@ void collective_step(MPI_Comm comm, const std::function<void()>& fn) {
     MPI_Iallreduce(&first, &agreed, 1, MPI_INT, MPI_MIN, comm, &req);
     if (failed_rank < 0) {
         MPI_Wait(&req, MPI_STATUS_IGNORE);
-    } else if (!agreed_in_time(req)) {
+    } else if (!agreed_in_time(req, rank)) {
         // The others are blocked inside a collective library call this rank
         // left with its error (H5Fclose, a BP5 flush): they will never come
         // here.  Say what failed, then end the job.

@@ -21,7 +21,6 @@ std::vector<std::string> g_paths;  // outputs open for writing
 bool g_started = false;
 int g_rank = 0;
 
-constexpr unsigned long long kFull = 64 << 10;  // bytes free below which a file system counts as full
 
 double wait_limit() {
     const char* e = std::getenv("IOK_FAILURE_WAIT_SECONDS");
@@ -50,7 +49,7 @@ void watch() {
         {
             std::lock_guard<std::mutex> lock(g_mutex);
             for (const auto& p : g_paths)
-                if (full.empty()) full = full_file_system(p, kFull);
+                if (full.empty()) full = full_file_system(p);
         }
         full_for = full.empty() ? 0 : full_for + 1;
         if (!full.empty() && full_for >= wait_limit()) give_up(full);

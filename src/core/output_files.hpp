@@ -40,7 +40,7 @@ private:
 // where `path` is (or would be) has less than `min_free` bytes left for us,
 // else "".  Libraries often report ENOSPC as a generic error (OMPIO:
 // MPI_ERR_OTHER).
-std::string full_file_system(const std::string& path, unsigned long long min_free = 1ull << 20);
+std::string full_file_system(const std::string& path, unsigned long long min_free = 64ull << 10);
 
 // "out.nc" + "h0" -> "out_h0.nc" (inserted before a known extension, else appended).
 std::string insert_suffix(const std::string& path, const std::string& suffix);
