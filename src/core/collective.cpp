@@ -5,6 +5,7 @@
 #include <thread>
 #include <cstdlib>
 #include <map>
+#include <utility>
 #include <string>
 #include <cstdio>
 #include <vector>
@@ -14,22 +15,22 @@ namespace iok {
 namespace {
 
 std::string pack(const std::string& what, const std::string& hint) { return what + '\0' + hint; }
+std::pair<std::string, std::string> unpack(const std::string& msg) {
+    const auto nul = msg.find('\0');
+    return {msg.substr(0, nul), nul == std::string::npos ? "" : msg.substr(nul + 1)};
+}
 
 int g_files_open = 0;
 std::string g_kernel = "iokernels";  // "iokernels <kernel>", set by run_kernel_main
 std::map<int, std::function<void()>> g_cleanups;
 int g_next_cleanup = 0;
 
-// The one error report: rank 0, one write (the launcher forwards stderr in
-// chunks, and a message split over several writes can reach the user partly).
+// The agreed failure, reported once by rank 0.
 void report(const CollectiveFailure& e, int rank, int size) {
     if (rank != 0) return;
-    std::string msg = g_kernel + ": error: " + e.what();
-    if (size > 1 && e.failing_rank() != 0) msg += " (rank " + std::to_string(e.failing_rank()) + ")";
-    msg += "\n";
-    if (!e.hint().empty()) msg += "  hint: " + e.hint() + "\n";
-    std::fputs(msg.c_str(), stderr);
-    std::fflush(stderr);
+    print_error(e.what() + (size > 1 && e.failing_rank() != 0 ? " (rank " + std::to_string(e.failing_rank()) + ")"
+                                                               : std::string()),
+                e.hint());
 }
 
 // A rank with an error waits this long for the others to join the agreement.
@@ -75,7 +76,14 @@ void run_abandon_cleanups() {
     for (auto& [id, fn] : g_cleanups) fn();
 }
 
-std::string failure_prefix() { return g_kernel; }
+void print_error(const std::string& what, const std::string& hint) {
+    // one write: the launcher forwards stderr in chunks, and a message split
+    // over several writes can reach the user partly
+    std::string msg = g_kernel + ": error: " + what + "\n";
+    if (!hint.empty()) msg += "  hint: " + hint + "\n";
+    std::fputs(msg.c_str(), stderr);
+    std::fflush(stderr);
+}
 
 void collective_step(MPI_Comm comm, const std::function<void()>& fn) {
     int rank = 0;
@@ -107,12 +115,10 @@ void collective_step(MPI_Comm comm, const std::function<void()>& fn) {
         // The others are blocked inside a collective library call this rank
         // left with its error (H5Fclose, a BP5 flush): they will never come
         // here.  Say what failed, then end the job.
-        const auto nul = msg.find('\0');
-        std::string out = g_kernel + ": error on rank " + std::to_string(rank) + ": " + msg.substr(0, nul) +
-                          "\n  (the other ranks are still inside the library call: the job is aborted)\n";
-        if (nul != std::string::npos && nul + 1 < msg.size()) out += "  hint: " + msg.substr(nul + 1) + "\n";
-        std::fputs(out.c_str(), stderr);
-        std::fflush(stderr);
+        const auto [what, hint] = unpack(msg);
+        print_error(what + " (rank " + std::to_string(rank) +
+                        "; the other ranks are still inside the library call: the job is aborted)",
+                    hint);
         MPI_Abort(comm, 1);
     }
     if (agreed == INT_MAX) return;
@@ -120,8 +126,8 @@ void collective_step(MPI_Comm comm, const std::function<void()>& fn) {
     MPI_Bcast(&len, 1, MPI_INT, agreed, comm);
     msg.resize(static_cast<std::size_t>(len));
     MPI_Bcast(msg.data(), len, MPI_CHAR, agreed, comm);
-    const auto nul = msg.find('\0');
-    CollectiveFailure failure(msg.substr(0, nul), nul == std::string::npos ? "" : msg.substr(nul + 1), agreed);
+    const auto [what, hint] = unpack(msg);
+    CollectiveFailure failure(what, hint, agreed);
     if (g_files_open > 0) abandon(comm, failure);
     throw failure;
 }

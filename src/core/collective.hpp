@@ -45,7 +45,8 @@ void note_files_open(int delta);  // +1 once a file is created/opened, -1 once c
 int at_abandon(std::function<void()> cleanup);  // returns an id for cancel_abandon
 void cancel_abandon(int id);
 void run_abandon_cleanups();    // the registered cleanups (rank 0 removes outputs)
-std::string failure_prefix();   // "iokernels <kernel>", for error messages
+// "iokernels <kernel>: error: WHAT" and "  hint: HINT" on stderr, in one write.
+void print_error(const std::string& what, const std::string& hint);
 
 // Runs a kernel body with the error policy: returns 0 on success; on error
 // rank 0 prints "iokernels <kernel>: error: ..." plus the hint to stderr and

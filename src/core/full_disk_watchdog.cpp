@@ -29,10 +29,8 @@ double wait_limit() {
 
 [[noreturn]] void give_up(const std::string& full) {
     if (g_rank == 0) {
-        const std::string msg = failure_prefix() + ": error: " + full +
-                                "; the I/O library did not report it on every rank, so the job stops here\n"
-                                "  hint: free space there, or write elsewhere (-o)\n";
-        std::fputs(msg.c_str(), stderr);
+        print_error(full + "; the I/O library did not report it on every rank, so the job stops here",
+                    "free space there, or write elsewhere (-o)");
         run_abandon_cleanups();
     } else {
         std::this_thread::sleep_for(std::chrono::seconds(2));  // let rank 0 speak first

@@ -88,15 +88,8 @@ int bdcats_main(int argc, char** argv) {
         FileOutcome r;
         {
             RecordReader reader(io_comm, *backend, ropt, plan, my_path);
-            for (int t = 0; t < cfg.timesteps; ++t) {
-                reader.read(t, t + 1);
-                if (!cli.common.quiet && cfg.timesteps > 1 && rank == 0)
-                    std::fprintf(stderr, "  time step %d/%d read (%.2f s)\n", t + 1, cfg.timesteps, MPI_Wtime() - t0);
-                if (t + 1 < cfg.timesteps && cfg.compute_seconds > 0) {
-                    emulate_compute(cfg.compute_seconds);
-                    compute += cfg.compute_seconds;
-                }
-            }
+            compute = run_time_steps(cfg, !cli.common.quiet && rank == 0, "read", t0,
+                                     [&](int t) { reader.read(t, t + 1); });
             r = reader.close();
         }
         MPI_Barrier(world);

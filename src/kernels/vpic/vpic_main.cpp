@@ -99,16 +99,8 @@ int vpic_main(int argc, char** argv) {
         FileOutcome w;
         {
             RecordWriter writer(io_comm, *backend, ropt, plan, my_path);
-            for (int t = 0; t < cfg.timesteps; ++t) {
-                writer.write(t, t + 1);
-                if (t + 1 < cfg.timesteps && cfg.compute_seconds > 0) {
-                    emulate_compute(cfg.compute_seconds);
-                    compute += cfg.compute_seconds;
-                }
-                // progress on stderr (rank 0) unless -q: 2.5 GiB runs take a while
-                if (!cli.common.quiet && cfg.timesteps > 1 && rank == 0)
-                    std::fprintf(stderr, "  time step %d/%d written (%.2f s)\n", t + 1, cfg.timesteps, MPI_Wtime() - t0);
-            }
+            compute = run_time_steps(cfg, !cli.common.quiet && rank == 0, "written", t0,
+                                     [&](int t) { writer.write(t, t + 1); });
             w = writer.close();
         }
         MPI_Barrier(world);

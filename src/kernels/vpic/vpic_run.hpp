@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -70,5 +71,12 @@ void write_env_metadata(const std::string& path);
 
 // Sleeps for the emulated compute time.
 void emulate_compute(double seconds);
+
+// The time step loop both kernels share: step(t) for every step, the
+// emulated compute between steps, and after each step a progress line on
+// stderr ("time step 2/5 <verb> (1.23 s)", time since t0) when `progress`
+// and there is more than one step.  Returns the compute time slept.
+double run_time_steps(const Config& cfg, bool progress, const char* verb, double t0,
+                      const std::function<void(int)>& step);
 
 }  // namespace iok::vpic
