@@ -5,38 +5,31 @@
                                          [--io-layer romio|ompio] [--libraries hdf5,hdf5_md,pnetcdf]
 
 The issue's case: 1-D CONTIG/CONTIG, 4 ranks, 4 Mi particles per rank, 5
-time steps, no emulated compute, collective data and metadata (2.5 GiB per
-library).  For each library and data access mode (--modes: collective,
-independent): `iokernels vpic` writes the file (kept), `iokernels bdcats`
-reads it back FULL and verifies it, and raw_write --read writes and reads the
-same number of bytes contiguously, 8 MiB per call, in the same directory with
-the same kind of MPI-IO call (MPI_File_write_at_all / read_at_all, or
-write_at / read_at); its read is a separate run, like bdcats's.  With
---drop-caches (root) every run starts with an empty page cache, so reads come
-from storage rather than from the memory the write just filled.  Target: vpic >= 80% of raw write bandwidth; the read
-ratio is reported the same way.  Bandwidth here is the kernel's open-to-close
-figure (every phase of the file, metadata included); "to storage" adds the
-os.sync() that follows each write run, so it is the rate at which the data
-became durable.  The target is judged on that: page-cache write rates on this
-VM are bimodal (about 0.4 or 2.5 GiB/s for the same 2.5 GiB raw write, flipping
-from run to run), the device's are not.  Kernel, read and raw
-runs alternate --repeat times after one discarded warm-up write, and the
-table shows medians: on this page-cached VM one 2.5 GiB write varies 2-5x
-from run to run.
+time steps, no emulated compute (2.5 GiB per library).  For each library and
+data access mode (--modes: collective, independent): `iokernels vpic` writes
+the file (kept), `iokernels bdcats` reads it back FULL and verifies it, and
+raw_write writes the same number of bytes contiguously, 8 MiB per call, in the
+same directory with the same kind of MPI-IO call (MPI_File_write_at_all /
+read_at_all, or write_at / read_at), then reads them in a separate run, like
+bdcats.  With --drop-caches (root) every run starts with an empty page cache,
+so reads come from storage rather than from the memory the write just filled.
+
+Bandwidth is the kernel's open-to-close figure (every phase of the file,
+metadata included); "to storage" adds the os.sync() that follows each write
+run, the rate at which the data became durable.  Target: vpic >= 80% of raw,
+judged on the rate to storage; the read ratio is reported the same way.
+Page-cache write rates on this VM are bimodal (about 0.4 or 2.5 GiB/s for the
+same 2.5 GiB raw write, flipping from run to run), so kernel, read and raw
+runs alternate --repeat times after one discarded warm-up write and the table
+shows medians.
 """
 import pathlib
 import shutil
 from statistics import median
 
 from benchlib import Bench, bench_arguments, main_guard
+from iokernels.h5bench_form import size_bytes
 from iokernels.table import render
-
-
-def _bytes(text):
-    """h5bench units: 4M = 4 Mi."""
-    t = str(text).strip().upper()
-    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(t[-1:], 1)
-    return int(t.rstrip("KMG").strip()) * scale
 
 
 def main():
@@ -58,7 +51,7 @@ def main():
     rows, target_ok = [], True
     # This VM backs freshly freed memory lazily: the first large write of a
     # session runs up to 5x slower whoever makes it.  One discarded run first.
-    b.raw(_bytes(a.particles) * 32 * a.steps * a.ranks, label="warm-up (discarded)")
+    b.raw(size_bytes(a.particles, "--particles") * 32 * a.steps * a.ranks, label="warm-up (discarded)")
     for backend in [x.strip() for x in a.libraries.split(",") if x.strip()]:
         if backend not in have:
             print(f"skipping {backend}: this build has no {backend} backend")

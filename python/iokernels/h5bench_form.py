@@ -30,7 +30,8 @@ TOP_KEYS = {"mpi", "vol", "file-system", "directory", "benchmarks"}
 UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
-def _bytes(text, where):
+def size_bytes(text, where="size"):
+    """h5bench's sizes: "4M", "4 M", "1MB" = 4 Mi...; a UsageError naming `where` otherwise."""
     m = re.fullmatch(r"\s*(\d+)\s*([KMGT]?)B?\s*", str(text), re.IGNORECASE)
     if not m:
         raise UsageError(f"{where}: {text!r} is not a size", 'write e.g. "1M" or "1048576"')
@@ -71,7 +72,7 @@ def _common_args(doc, where):
     lustre = fs.get("lustre")
     if lustre:
         if "stripe-size" in lustre:
-            args += ["--hint", f"striping_unit={_bytes(lustre['stripe-size'], where + ': lustre stripe-size')}"]
+            args += ["--hint", f"striping_unit={size_bytes(lustre['stripe-size'], where + ': lustre stripe-size')}"]
         if "stripe-count" in lustre:
             args += ["--hint", f"striping_factor={int(lustre['stripe-count'])}"]
     return args
