@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "backends/io_stack.hpp"
 #include "core/kernel_registry.hpp"
 #include "core/mpi_layer.hpp"
 
@@ -18,6 +19,8 @@ static void usage(FILE* out) {
     for (const auto& k : iok::registered_kernels())
         std::fprintf(out, "  %-10s %s\n", k.name.c_str(), k.description.c_str());
     std::fprintf(out,
+                 "\nother commands:\n"
+                 "  backends [--json]  every backend and strategy of this build: capabilities, --param keys, defaults\n"
                  "\nglobal options (before the kernel name):\n"
                  "  --io-layer romio|ompio   choose OpenMPI's MPI-IO layer (default: OpenMPI's own choice)\n"
                  "  --version                print the version and exit\n");
@@ -41,6 +44,21 @@ int main(int argc, char** argv) {
         return 2;
     }
     if (first >= argc) { usage(stderr); return 2; }
+    if (std::strcmp(argv[first], "backends") == 0) {
+        const bool json = first + 1 < argc && std::strcmp(argv[first + 1], "--json") == 0;
+        if (first + 1 < argc && !json) {
+            std::fprintf(stderr, "iokernels backends: error: unknown option '%s'\n  hint: iokernels backends [--json]\n",
+                         argv[first + 1]);
+            return 2;
+        }
+        MPI_Init(&argc, &argv);  // some libraries report their version only after MPI_Init
+        int rank = 0;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        if (rank == 0)
+            std::fputs((json ? iok::describe_io_stacks_json() : iok::describe_io_stacks_text()).c_str(), stdout);
+        MPI_Finalize();
+        return 0;
+    }
     const iok::KernelInfo* kernel = nullptr;
     for (const auto& k : iok::registered_kernels())
         if (k.name == argv[first]) kernel = &k;

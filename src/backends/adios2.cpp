@@ -281,9 +281,21 @@ std::unique_ptr<Backend> make(const BackendConfig& cfg) { return std::make_uniqu
 
 }  // namespace
 
-IOK_REGISTER_BACKEND(adios, "adios",
-                     "ADIOS2 (BP5 by default): a global array per variable, a Put per block, records as steps; "
-                     "adios.<Param>=value passes engine parameters",
-                     make, version)
+static BackendInfo describe() {
+    BackendInfo b;
+    b.name = "adios";
+    b.description = "ADIOS2 (BP5 by default): a global array per variable, a Put per block, records as steps";
+    b.factory = make;
+    b.library_version = version;
+    b.extension = ".bp";
+    b.caps.self_describing = true;
+    b.caps.nonblocking = true;  // Put is deferred until EndStep
+    b.options = {{"adios.engine", "BP5", "ADIOS2 engine type", {}}};
+    b.passthrough_prefix = "adios.";
+    b.passthrough_help = "engine parameter, passed to IO::SetParameter (e.g. adios.NumAggregators=2)";
+    return b;
+}
+
+IOK_REGISTER_BACKEND(adios, describe)
 
 }  // namespace iok

@@ -24,8 +24,9 @@
 
 namespace iok {
 
-// Settings shared by all backends; each backend reads the ones it knows and
-// keeps library-specific switches in `params` (e.g. "api" = "varn"|"vard").
+// Settings shared by all backends.  Library-specific switches are in `params`
+// under prefixed keys ("pnetcdf.api" = "varn"), already validated against the
+// backend's and strategy's option tables (see io_stack.hpp) when they arrive.
 struct BackendConfig {
     bool collective = true;          // collective vs independent data access
     bool fill = false;               // library fill mode (prefill with _FillValue)
@@ -90,22 +91,56 @@ protected:
 
 using BackendFactory = std::unique_ptr<Backend> (*)(const BackendConfig&);
 
-// Registry: each backend source file registers itself at static-init time, so
-// adding a library never touches the core.
+// What a library can express; kernels state their needs as these flags and
+// the driver refuses a combination with one line saying which is missing.
+struct Capabilities {
+    bool self_describing = false;  // a header with names, types, attributes (not raw bytes)
+    bool nonblocking = false;      // put() only posts; flush() completes many requests at once
+    bool struct_memory = false;    // put_struct/get_struct: arrays of structs handed as they are
+    bool compound_files = false;   // a variable may be stored as a compound (struct) dataset
+    bool chunking = false;         // chunked storage and compression filters
+    bool alignment = false;        // object alignment on the file system
+    bool independent = true;       // independent (non-collective) data access
+};
+
+// One settable knob of a backend or strategy: `--param KEY=VALUE`.  Keys are
+// prefixed with their owner ("pnetcdf.api", "rearrange.aggregators") so one
+// command line can carry settings for a strategy and the library it wraps.
+struct OptionSpec {
+    std::string key;
+    std::string default_value;
+    std::string help;
+    std::vector<std::string> choices;  // empty: any value (checked by the owner)
+};
+
+// A backend described as data: registry entry, `iokernels backends`, --help
+// and central --param validation all read it.
 struct BackendInfo {
     std::string name;
     std::string description;
-    BackendFactory factory;
-    std::string (*library_version)();  // "PnetCDF 1.14.0", for the manifest
+    BackendFactory factory = nullptr;
+    std::string (*library_version)() = nullptr;  // "PnetCDF 1.14.0", for the manifest
+    std::string extension;                       // default file extension, ".nc"
+    Capabilities caps;
+    std::vector<OptionSpec> options;
+    // Keys beginning with this prefix are handed to the library untouched
+    // (ADIOS2 engine parameters: "adios.NumAggregators").  Empty: none.
+    std::string passthrough_prefix;
+    std::string passthrough_help;
 };
 void register_backend(BackendInfo info);
 const std::vector<BackendInfo>& registered_backends();
+// Throws iok::Error naming the backends of this build when `name` is not one.
+const BackendInfo& backend_info(const std::string& name);
 std::unique_ptr<Backend> make_backend(const std::string& name, const BackendConfig& cfg);
 
-#define IOK_REGISTER_BACKEND(ident, name, description, factory, version)         \
+// Each backend source file registers itself at static-init time, so adding a
+// library never touches the core: IOK_REGISTER_BACKEND(ident, describe) with
+// `BackendInfo describe()`.
+#define IOK_REGISTER_BACKEND(ident, describe)                                    \
     namespace {                                                                  \
     const bool iok_backend_registered_##ident = [] {                             \
-        ::iok::register_backend({name, description, factory, version});          \
+        ::iok::register_backend(describe());                                     \
         return true;                                                             \
     }();                                                                         \
     }

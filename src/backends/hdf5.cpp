@@ -65,7 +65,7 @@ public:
     }
 
     void flush() override {
-        if (cfg_.param("flush", "0") == "1" && file_.get() >= 0)
+        if (cfg_.param("hdf5.flush", "0") == "1" && file_.get() >= 0)
             h5::check(H5Fflush(file_, H5F_SCOPE_LOCAL), "H5Fflush '" + path_ + "'");
     }
 private:
@@ -95,8 +95,15 @@ std::unique_ptr<Backend> make(const BackendConfig& cfg) { return std::make_uniqu
 
 }  // namespace
 
-IOK_REGISTER_BACKEND(hdf5, "hdf5",
-                     "HDF5: a dataset per variable, one collective H5Dwrite per variable and record",
-                     make, h5::library_version)
+static BackendInfo describe() {
+    BackendInfo b = h5::describe_common();
+    b.name = "hdf5";
+    b.description = "HDF5: a dataset per variable, one H5Dwrite per variable and record";
+    b.factory = make;
+    b.options.push_back({"hdf5.flush", "0", "H5Fflush after every flush of records", {"0", "1"}});
+    return b;
+}
+
+IOK_REGISTER_BACKEND(hdf5, describe)
 
 }  // namespace iok

@@ -292,6 +292,22 @@ Hdf5Base::~Hdf5Base() {
     }
 }
 
+BackendInfo describe_common() {
+    BackendInfo b;
+    b.library_version = library_version;
+    b.extension = ".h5";
+    b.caps.self_describing = true;
+    b.caps.struct_memory = true;   // compound memory types (put_struct/get_struct)
+    b.caps.compound_files = true;  // compound datasets
+    b.caps.chunking = true;
+    b.caps.alignment = true;       // H5Pset_alignment
+    b.options = {{"hdf5.collective_metadata", "1", "collective metadata reads and writes", {"0", "1"}},
+                 {"hdf5.subfiling", "0", "HDF5 subfiling VFD (needs an HDF5 built with it)", {"0", "1"}},
+                 {"hdf5.async", "0", "asynchronous VOL connector (hdf5-vol-async on HDF5_PLUGIN_PATH)", {"0", "1"}},
+                 {"hdf5.libver", "earliest", "file format bounds", {"earliest", "latest"}}};
+    return b;
+}
+
 Handle Hdf5Base::make_fapl(MPI_Comm comm) const {
     Handle fapl(check(H5Pcreate(H5P_FILE_ACCESS), "H5Pcreate(fapl)"), H5Pclose);
     check(H5Pset_fapl_mpio(fapl, comm, cfg_.hints), "H5Pset_fapl_mpio");
@@ -326,7 +342,7 @@ Handle Hdf5Base::make_fapl(MPI_Comm comm) const {
         H5VLclose(vol);
         check(rc, "H5Pset_vol(async)");
     }
-    const std::string libver = cfg_.param("hdf5.libver", "");
+    const std::string libver = cfg_.param("hdf5.libver", "earliest");
     if (libver == "latest")
         check(H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST), "H5Pset_libver_bounds");
     else if (!libver.empty() && libver != "earliest")

@@ -103,6 +103,10 @@ void scatter(const Transfer& t, std::size_t elem, const void* staged, void* user
 
 std::string library_version();  // "HDF5 1.14.5"
 
+// The descriptor fields both HDF5 backends share (capabilities, extension,
+// the hdf5.* options); each adds its name, factory and own options.
+BackendInfo describe_common();
+
 // The state and the define/open/close logic both HDF5 backends share; the
 // subclasses decide when data moves.
 class Hdf5Base : public Backend {

@@ -158,10 +158,17 @@ std::unique_ptr<Backend> make(const BackendConfig&) {
 
 }  // namespace
 
-IOK_REGISTER_BACKEND(hdf5_md, "hdf5_md",
-                     H5_VERSION_GE(1, 14, 0)
-                         ? "HDF5 multi-dataset I/O: one H5Dwrite_multi over all variables per flush"
-                         : "HDF5 multi-dataset I/O (unavailable: needs HDF5 >= 1.14, this build has " H5_VERS_STR ")",
-                     make, h5::library_version)
+static BackendInfo describe() {
+    BackendInfo b = h5::describe_common();
+    b.name = "hdf5_md";
+    b.description = H5_VERSION_GE(1, 14, 0)
+                        ? "HDF5 multi-dataset I/O: one H5Dwrite_multi over all variables per flush"
+                        : "HDF5 multi-dataset I/O (unavailable: needs HDF5 >= 1.14, this build has " H5_VERS_STR ")";
+    b.factory = make;
+    b.caps.nonblocking = true;  // requests are gathered until flush
+    return b;
+}
+
+IOK_REGISTER_BACKEND(hdf5_md, describe)
 
 }  // namespace iok

@@ -59,11 +59,11 @@ Error open_error(const std::string& verb, const std::string& path, int rc) {
 class MpiioBackend : public Backend {
 public:
     explicit MpiioBackend(const BackendConfig& cfg) : cfg_(cfg) {
-        const std::string sync = cfg.param("sync", "0");
+        const std::string sync = cfg.param("mpiio.sync", "0");
         if (sync != "0" && sync != "1")
             throw Error("mpiio: parameter sync='" + sync + "' is not valid", "use sync=0 or sync=1");
         sync_ = sync == "1";
-        const std::string agg = cfg.param("aggregate", "0");
+        const std::string agg = cfg.param("mpiio.aggregate", "0");
         if (agg != "0" && agg != "1")
             throw Error("mpiio: parameter aggregate='" + agg + "' is not valid", "use aggregate=0 or aggregate=1");
         aggregate_ = agg == "1";
@@ -296,7 +296,19 @@ std::string mpiio_version() { return mpi_library_version() + " (MPI-IO)"; }
 
 }  // namespace
 
-IOK_REGISTER_BACKEND(mpiio, "mpiio", "plain MPI-IO, raw canonical layout (no header)", make_mpiio,
-                     mpiio_version)
+static BackendInfo describe() {
+    BackendInfo b;
+    b.name = "mpiio";
+    b.description = "plain MPI-IO, raw canonical layout (no header)";
+    b.factory = make_mpiio;
+    b.library_version = mpiio_version;
+    b.extension = ".bin";
+    b.caps.nonblocking = true;
+    b.options = {{"mpiio.sync", "0", "MPI_File_sync after every flush", {"0", "1"}},
+                 {"mpiio.aggregate", "0", "one write call per flush over all pending variables", {"0", "1"}}};
+    return b;
+}
+
+IOK_REGISTER_BACKEND(mpiio, describe)
 
 }  // namespace iok

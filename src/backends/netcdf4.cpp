@@ -180,7 +180,7 @@ public:
     }
 
     void flush() override {
-        if (writing_ && cfg_.param("flush", "0") == "1") check(nc_sync(ncid_), "nc_sync " + file_what());
+        if (writing_ && cfg_.param("netcdf4.flush", "0") == "1") check(nc_sync(ncid_), "nc_sync " + file_what());
     }
 
     void close() override {
@@ -302,9 +302,19 @@ std::unique_ptr<Backend> make(const BackendConfig& cfg) { return std::make_uniqu
 
 }  // namespace
 
-IOK_REGISTER_BACKEND(netcdf4, "netcdf4",
-                     "parallel NetCDF-4 (nc_create_par): one nc_put_vara per block, collective calls padded to "
-                     "equal counts",
-                     make, libvers)
+static BackendInfo describe() {
+    BackendInfo b;
+    b.name = "netcdf4";
+    b.description = "parallel NetCDF-4 (nc_create_par): one nc_put_vara per block, collective calls padded to "
+                    "equal counts";
+    b.factory = make;
+    b.library_version = libvers;
+    b.extension = ".nc";
+    b.caps.self_describing = true;
+    b.options = {{"netcdf4.flush", "0", "nc_sync after every flush of records", {"0", "1"}}};
+    return b;
+}
+
+IOK_REGISTER_BACKEND(netcdf4, describe)
 
 }  // namespace iok

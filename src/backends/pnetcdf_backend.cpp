@@ -76,7 +76,7 @@ Api parse_api(const std::string& s) {
 
 class PnetcdfBackend : public Backend {
 public:
-    explicit PnetcdfBackend(const BackendConfig& cfg) : cfg_(cfg), api_(parse_api(cfg.param("api", "varn"))) {}
+    explicit PnetcdfBackend(const BackendConfig& cfg) : cfg_(cfg), api_(parse_api(cfg.param("pnetcdf.api", "varn"))) {}
     ~PnetcdfBackend() override {
         if (ncid_ >= 0) ncmpi_abort(ncid_);  // only on an error path
         if (empty_ != MPI_DATATYPE_NULL) MPI_Type_free(&empty_);
@@ -459,7 +459,22 @@ std::unique_ptr<Backend> make_pnetcdf(const BackendConfig& cfg) { return std::ma
 
 }  // namespace
 
-IOK_REGISTER_BACKEND(pnetcdf, "pnetcdf", "PnetCDF, one CDF-5 file (api=varn|blocking|vard)", make_pnetcdf,
-                     pnetcdf_version)
+static BackendInfo describe() {
+    BackendInfo b;
+    b.name = "pnetcdf";
+    b.description = "PnetCDF, one CDF-5 file";
+    b.factory = make_pnetcdf;
+    b.library_version = pnetcdf_version;
+    b.extension = ".nc";
+    b.caps.self_describing = true;
+    b.caps.nonblocking = true;
+    b.caps.alignment = true;  // nc_header_align_size / nc_var_align_size hints
+    b.options = {{"pnetcdf.api", "varn", "varn: nonblocking ncmpi_iput_varn + wait_all; blocking: ncmpi_put_vara per "
+                                         "block; vard: one ncmpi_put_vard per variable",
+                  {"varn", "blocking", "vard"}}};
+    return b;
+}
+
+IOK_REGISTER_BACKEND(pnetcdf, describe)
 
 }  // namespace iok

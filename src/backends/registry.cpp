@@ -2,6 +2,7 @@
 
 #include "backends/backend.hpp"
 #include "core/error.hpp"
+#include "core/manifest.hpp"
 
 namespace iok {
 
@@ -16,6 +17,7 @@ static std::vector<BackendInfo>& table() {
 }
 
 void register_backend(BackendInfo info) {
+    if (info.library_version) register_library_version(info.name, info.library_version);
     table().push_back(std::move(info));
     std::sort(table().begin(), table().end(),
               [](const BackendInfo& a, const BackendInfo& b) { return a.name < b.name; });
@@ -23,13 +25,17 @@ void register_backend(BackendInfo info) {
 
 const std::vector<BackendInfo>& registered_backends() { return table(); }
 
-std::unique_ptr<Backend> make_backend(const std::string& name, const BackendConfig& cfg) {
+const BackendInfo& backend_info(const std::string& name) {
     std::string known;
     for (const auto& b : table()) {
-        if (b.name == name) return b.factory(cfg);
+        if (b.name == name) return b;
         known += (known.empty() ? "" : ", ") + b.name;
     }
     throw Error("unknown or disabled backend '" + name + "'", "available in this build: " + known);
+}
+
+std::unique_ptr<Backend> make_backend(const std::string& name, const BackendConfig& cfg) {
+    return backend_info(name).factory(cfg);
 }
 
 }  // namespace iok

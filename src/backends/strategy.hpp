@@ -7,31 +7,57 @@
 //              rearranger / E3SM-IO's hdf5_ra), then the library
 //   blob, log  (see their files) data stored per process plus the metadata
 //              to rebuild the canonical layout
+// Each strategy file registers itself (IOK_REGISTER_STRATEGY), as backends
+// and kernels do; the driver builds the stack through io_stack.hpp.
 #include <mpi.h>
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "backends/backend.hpp"
 
 namespace iok {
 
-// Builds `library`'s backend wrapped in `strategy`.  Throws iok::Error for an
-// unknown strategy, or one the library cannot be combined with.
-std::unique_ptr<Backend> make_strategy_backend(const std::string& strategy, const std::string& library,
-                                               const BackendConfig& cfg, MPI_Comm comm);
+struct StrategyInfo {
+    std::string name;
+    std::string description;
+    std::vector<OptionSpec> options;  // keys prefixed "<name>."
+    // Builds the strategy around backend `library` (cfg: validated params).
+    std::unique_ptr<Backend> (*make)(const std::string& library, const BackendConfig& cfg) = nullptr;
+    bool output_is_directory = false;   // the output path becomes a directory of subfiles
+    bool read_needs_same_ranks = false; // -i/read-back with the writer's rank count only
+    // The library that actually writes, when it is not the one -a names ("mpiio"
+    // for log, which writes its own layout with MPI-IO); empty: the -a backend.
+    std::string writes_with;
+    std::string read_back;            // how its output is read back (for `iokernels backends`)
+};
 
-// The rearranger on its own (aggregators: number of aggregator ranks, 0 =
-// one per node).
+void register_strategy(StrategyInfo info);
+const std::vector<StrategyInfo>& registered_strategies();  // canonical first, then by name
+// Throws iok::Error listing the strategies of this build when `name` is not one.
+const StrategyInfo& strategy_info(const std::string& name);
+
+#define IOK_REGISTER_STRATEGY(ident, describe)                                   \
+    namespace {                                                                  \
+    const bool iok_strategy_registered_##ident = [] {                            \
+        ::iok::register_strategy(describe());                                    \
+        return true;                                                             \
+    }();                                                                         \
+    }
+
+// The strategies on their own, for the replay tools and unit tests.
+// rearrange: aggregators = number of aggregator ranks, 0 = one per node.
 std::unique_ptr<Backend> make_rearrange_backend(std::unique_ptr<Backend> inner, int aggregators);
-
-// The blob strategy on its own (subfiles: number of subfiles, 0 = one per
-// node).  The output path becomes a directory; see strategy_blob_layout.hpp.
+// blob: subfiles = number of subfiles, 0 = one per node.  The output path
+// becomes a directory; see strategy_blob_layout.hpp.
 std::unique_ptr<Backend> make_blob_backend(std::unique_ptr<Backend> inner, int subfiles);
-
-// The log strategy (subfiles: number of process groups, 0 = one per node).
-// Written natively with MPI-IO whatever library was named; the output path
-// becomes a directory; see strategy_log_layout.hpp.
+// log (subfiles: number of process groups, 0 = one per node).  Written
+// natively with MPI-IO whatever library was named; the output path becomes a
+// directory; see strategy_log_layout.hpp.
 std::unique_ptr<Backend> make_log_backend(int subfiles, MPI_Info hints);
+
+// Reads an integer option >= 0 of a strategy ("rearrange.aggregators").
+int strategy_count_param(const BackendConfig& cfg, const std::string& key);
 
 }  // namespace iok

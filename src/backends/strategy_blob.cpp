@@ -429,3 +429,28 @@ std::unique_ptr<Backend> make_blob_backend(std::unique_ptr<Backend> inner, int s
 }
 
 }  // namespace iok
+
+namespace iok {
+namespace {
+
+std::unique_ptr<Backend> make_registered(const std::string& library, const BackendConfig& cfg) {
+    return make_blob_backend(make_backend(library, cfg), strategy_count_param(cfg, "blob.subfiles"));
+}
+
+StrategyInfo describe() {
+    StrategyInfo s;
+    s.name = "blob";
+    s.description = "per group of ranks one subfile of the library, each rank's data contiguous, plus the "
+                    "blocks to rebuild the canonical layout";
+    s.options = {{"blob.subfiles", "0", "number of subfiles (0 = one per node; -g sets it)", {}}};
+    s.make = make_registered;
+    s.output_is_directory = true;
+    s.read_needs_same_ranks = true;
+    s.read_back = "-i / --verify with the writer's rank count; blob_replay rebuilds the canonical file";
+    return s;
+}
+
+}  // namespace
+}  // namespace iok
+
+IOK_REGISTER_STRATEGY(blob, iok::describe)

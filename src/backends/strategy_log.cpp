@@ -285,3 +285,30 @@ std::unique_ptr<Backend> make_log_backend(int subfiles, MPI_Info hints) {
 }
 
 }  // namespace iok
+
+namespace iok {
+namespace {
+
+std::unique_ptr<Backend> make_registered(const std::string& library, const BackendConfig& cfg) {
+    make_backend(library, cfg);  // the name must still be a backend of this build (log_replay's target)
+    return make_log_backend(strategy_count_param(cfg, "log.subfiles"), cfg.hints);
+}
+
+StrategyInfo describe() {
+    StrategyInfo s;
+    s.name = "log";
+    s.description = "requests appended in arrival order to a per-group log plus an index, written natively "
+                    "with MPI-IO; -a names the library log_replay converts to";
+    s.options = {{"log.subfiles", "0", "number of process groups, one log each (0 = one per node; -g sets it)", {}}};
+    s.make = make_registered;
+    s.output_is_directory = true;
+    s.read_needs_same_ranks = true;
+    s.writes_with = "mpiio";
+    s.read_back = "-i / --verify with the writer's rank count; log_replay converts to any backend";
+    return s;
+}
+
+}  // namespace
+}  // namespace iok
+
+IOK_REGISTER_STRATEGY(log, iok::describe)

@@ -270,3 +270,34 @@ std::unique_ptr<Backend> make_rearrange_backend(std::unique_ptr<Backend> inner, 
 }
 
 }  // namespace iok
+
+namespace iok {
+namespace {
+
+std::unique_ptr<Backend> make_registered(const std::string& library, const BackendConfig& cfg) {
+    // After rearranging, each aggregator holds a few large contiguous
+    // pieces: collective buffering has nothing left to merge and only adds
+    // a synchronisation per variable (measured: hdf5 F case, 4 ranks,
+    // 15.2 s collective vs 3.3 s independent).  So the library writes
+    // independently unless rearrange.collective=1.
+    BackendConfig inner = cfg;
+    inner.collective = cfg.param("rearrange.collective", "0") == "1" && cfg.collective;
+    return make_rearrange_backend(make_backend(library, inner), strategy_count_param(cfg, "rearrange.aggregators"));
+}
+
+StrategyInfo describe() {
+    StrategyInfo s;
+    s.name = "rearrange";
+    s.description = "requests exchanged among ranks (BOX-like) so a few aggregators each write a few large "
+                    "contiguous pieces";
+    s.options = {{"rearrange.aggregators", "0", "number of aggregator ranks (0 = one per node)", {}},
+                 {"rearrange.collective", "0", "library I/O collective after the exchange", {"0", "1"}}};
+    s.make = make_registered;
+    s.read_back = "canonical file: -i / --verify with any rank count";
+    return s;
+}
+
+}  // namespace
+}  // namespace iok
+
+IOK_REGISTER_STRATEGY(rearrange, iok::describe)

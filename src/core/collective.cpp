@@ -90,12 +90,14 @@ void collective_step(MPI_Comm comm, const std::function<void()>& fn) {
     MPI_Comm_rank(comm, &rank);
     std::string msg;
     int failed_rank = -1;
+    char code = 1;  // the exit status the failure asks for, sent with its message
     try {
         fn();
     } catch (const CollectiveFailure&) {
         throw;  // already agreed on by every rank
     } catch (const Error& e) {
         msg = pack(e.what(), e.hint());
+        code = static_cast<char>(e.exit_code());
         failed_rank = rank;
     } catch (const std::bad_alloc&) {
         msg = pack("out of memory", "use more ranks or a smaller case");
@@ -122,12 +124,15 @@ void collective_step(MPI_Comm comm, const std::function<void()>& fn) {
         MPI_Abort(comm, 1);
     }
     if (agreed == INT_MAX) return;
+    msg.insert(msg.begin(), code);
     int len = static_cast<int>(msg.size());
     MPI_Bcast(&len, 1, MPI_INT, agreed, comm);
     msg.resize(static_cast<std::size_t>(len));
     MPI_Bcast(msg.data(), len, MPI_CHAR, agreed, comm);
+    code = msg[0];
+    msg.erase(0, 1);
     const auto [what, hint] = unpack(msg);
-    CollectiveFailure failure(what, hint, agreed);
+    CollectiveFailure failure(what, hint, agreed, code);
     if (g_files_open > 0) abandon(comm, failure);
     throw failure;
 }
@@ -142,7 +147,7 @@ int run_kernel_main(const char* kernel, MPI_Comm comm, const std::function<void(
         return 0;
     } catch (const CollectiveFailure& e) {
         report(e, rank, size);
-        return 1;
+        return e.exit_code();
     } catch (const std::exception& e) {
         // Only this rank knows; others may be inside a collective call.
         std::fprintf(stderr, "iokernels %s: error on rank %d: %s\n", kernel, rank, e.what());

@@ -24,8 +24,8 @@ namespace iok {
 
 class CollectiveFailure : public Error {
 public:
-    CollectiveFailure(const std::string& what, const std::string& hint, int rank)
-        : Error(what, hint), rank_(rank) {}
+    CollectiveFailure(const std::string& what, const std::string& hint, int rank, int exit_code = 1)
+        : Error(what, hint, exit_code), rank_(rank) {}
     int failing_rank() const { return rank_; }
 
 private:

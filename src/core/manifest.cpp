@@ -7,8 +7,8 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <map>
 
-#include "backends/backend.hpp"
 #include "core/mpi_layer.hpp"
 
 extern char** environ;
@@ -18,6 +18,22 @@ extern char** environ;
 #endif
 
 namespace iok {
+
+static std::map<std::string, std::string (*)()>& library_versions() {
+    static std::map<std::string, std::string (*)()> m;
+    return m;
+}
+
+void register_library_version(const std::string& name, std::string (*version)()) { library_versions()[name] = version; }
+
+
+std::string info_value(MPI_Info info, const std::string& key, const std::string& dflt) {
+    if (info == MPI_INFO_NULL) return dflt;
+    char value[MPI_MAX_INFO_VAL + 1];
+    int flag = 0;
+    MPI_Info_get(info, key.c_str(), MPI_MAX_INFO_VAL, value, &flag);
+    return flag ? std::string(value) : dflt;
+}
 
 nlohmann::json info_to_json(MPI_Info info) {
     nlohmann::json j = nlohmann::json::object();
@@ -93,8 +109,7 @@ nlohmann::json build_manifest(MPI_Comm comm, const std::vector<std::string>& arg
     m["started_utc"] = when;
     m["mpi"] = mpi_library_version();
     nlohmann::json libs = nlohmann::json::object();
-    for (const auto& b : registered_backends())
-        if (b.library_version) libs[b.name] = b.library_version();
+    for (const auto& [name, version] : library_versions()) libs[name] = version();
     m["libraries"] = libs;
     m["mpiio_layer"] = mpiio_layer_from_info(hints);
     m["mpiio_hints"] = info_to_json(hints);

@@ -20,7 +20,13 @@ nlohmann::json build_manifest(MPI_Comm comm, const std::vector<std::string>& arg
                               const std::vector<InputFile>& inputs, MPI_Info hints);
 
 nlohmann::json info_to_json(MPI_Info info);
+// One hint's value, or `dflt` when absent or info is MPI_INFO_NULL.
+std::string info_value(MPI_Info info, const std::string& key, const std::string& dflt);
 std::string file_checksum_fnv1a64(const std::string& path);  // hex; "" if unreadable
 int count_nodes(MPI_Comm comm);
+
+// Libraries register how to ask their version (backends do at static-init
+// time); every manifest lists them, so core needs no backend header.
+void register_library_version(const std::string& name, std::string (*version)());
 
 }  // namespace iok

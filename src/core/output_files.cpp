@@ -113,4 +113,18 @@ std::string insert_suffix(const std::string& path, const std::string& suffix) {
     return path + "_" + suffix;
 }
 
+void check_output_directory(MPI_Comm comm, const std::string& dir) {
+    collective_step(comm, [&] {
+        int rank = 0;
+        MPI_Comm_rank(comm, &rank);
+        if (rank != 0) return;
+        std::error_code ec;
+        if (!std::filesystem::is_directory(dir, ec))
+            throw Error("output directory " + dir + " does not exist",
+                        "create it first (mkdir -p " + dir + ") or choose another with -o/--dir");
+        if (access(dir.c_str(), W_OK | X_OK) != 0)
+            throw Error("output directory " + dir + " is not writable", "choose a writable directory with -o/--dir");
+    });
+}
+
 }  // namespace iok

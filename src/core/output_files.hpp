@@ -42,6 +42,10 @@ private:
 // MPI_ERR_OTHER).
 std::string full_file_system(const std::string& path, unsigned long long min_free = 64ull << 10);
 
+// Fails on every rank unless `dir` is an existing writable directory (for
+// kernels whose output is a directory of files).
+void check_output_directory(MPI_Comm comm, const std::string& dir);
+
 // "out.nc" + "h0" -> "out_h0.nc" (inserted before a known extension, else appended).
 std::string insert_suffix(const std::string& path, const std::string& suffix);
 

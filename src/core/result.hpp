@@ -22,6 +22,7 @@ public:
     nlohmann::json& params() { return params_; }       // kernel options that shaped the run
     nlohmann::json& summary() { return summary_; }     // kernel-level totals (optional)
     void add_file(nlohmann::json file) { files_.push_back(std::move(file)); }
+    const nlohmann::json& files() const { return files_; }
     void add_input(const std::string& role, const std::string& path) { inputs_.push_back({role, path}); }
 
     // Collective (the manifest counts nodes).  Writes `path` on rank 0 when

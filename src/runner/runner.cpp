@@ -505,6 +505,7 @@ struct RecordStream {
         : opt(o), run(comm, be, opt, plan, writing), path(std::move(p)) {
         run.begin(path);
     }
+    void set_noncontig_buffer(bool on) { opt.noncontig_buffer = on; }  // FileRun reads opt by reference
     void step(int first, int last) {
         run.step(first, last, done == 0);
         done += last - first;
@@ -527,6 +528,7 @@ RecordWriter::RecordWriter(MPI_Comm comm, Backend& backend, RunOptions opts, con
     : impl_(std::make_unique<Impl>(comm, backend, opts, plan, path, true)) {}
 RecordWriter::~RecordWriter() = default;
 void RecordWriter::write(int first_record, int last_record) { impl_->step(first_record, last_record); }
+void RecordWriter::set_noncontig_buffer(bool on) { impl_->set_noncontig_buffer(on); }
 FileOutcome RecordWriter::close() { return impl_->close(); }
 
 RecordReader::RecordReader(MPI_Comm comm, Backend& backend, RunOptions opts, const FilePlan& plan,

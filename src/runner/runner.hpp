@@ -59,6 +59,9 @@ public:
     RecordWriter(const RecordWriter&) = delete;
     RecordWriter& operator=(const RecordWriter&) = delete;
     void write(int first_record, int last_record);
+    // The user-buffer layout of the following write() calls: one arena with
+    // gaps between the variables (noncontiguous) or packed back to back.
+    void set_noncontig_buffer(bool on);
     FileOutcome close();
 
 private:

@@ -24,7 +24,7 @@
 #include "backends/backend.hpp"
 #include "backends/strategy_blob_layout.hpp"
 #include "core/collective.hpp"
-#include "core/common_options.hpp"
+#include "driver/driver.hpp"
 #include "core/output_files.hpp"
 #include "core/report.hpp"
 #include "core/stats.hpp"
@@ -56,16 +56,14 @@ void replay(int argc, char** argv, MPI_Comm comm) {
     MPI_Comm_size(comm, &nprocs);
     CLI::App app{"Rebuild the canonical file from a blob output (iokernels -x blob), with any number of processes.",
                  "blob_replay"};
-    CommonOptions common;
-    common.add_to(app, "pnetcdf");
     std::string input, output;
     app.add_option("input", input, "the blob output directory (holds blob.json and subfile_*)")->required();
     app.add_option("-o,--output", output,
                    "canonical file to write (default: the input path with _canonical inserted)");
-    int code = 0;
-    bool done = false;
-    collective_step(comm, [&] { done = parse_command_line(app, argc, argv, comm, &code); });
-    if (done) return;
+    // The rebuilt file goes through any I/O stack (-a, -x, --param, --hint).
+    Driver d(app.get_name().c_str(), comm, app, argc, argv);
+    if (!d.parse()) return;
+    const CommonOptions& common = d.options();
     while (input.size() > 1 && input.back() == '/') input.pop_back();
     if (output.empty()) output = insert_suffix(input, "canonical");
 
@@ -156,10 +154,8 @@ void replay(int argc, char** argv, MPI_Comm comm) {
         }
     });
 
-    BackendConfig cfg = common.backend_config();
-    std::unique_ptr<Backend> out;
+    std::unique_ptr<Backend> out = d.make_stack();
     collective_step(comm, [&] {
-        out = make_backend(common.backend, cfg);
         FileSpec spec = x.spec;
         spec.path = output;
         out->create(output, spec, comm);
@@ -216,7 +212,6 @@ void replay(int argc, char** argv, MPI_Comm comm) {
         rep.line("Bandwidth", st[0].max > 0 ? st[1].sum / MiB / st[0].max : 0.0, "MiB/s");
         rep.print();
     }
-    free_config(cfg);
 }
 
 }  // namespace

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "core/collective.hpp"
-#include "core/common_options.hpp"
+#include "core/command_line.hpp"
 #include "core/manifest.hpp"
 #include "core/mpi_layer.hpp"
 #include "core/output_files.hpp"

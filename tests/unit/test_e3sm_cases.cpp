@@ -1,25 +1,19 @@
-// E3SM case descriptions: embedded copies current, CDL parsing, variables per
-// decomposition, types and fill values, dimensions from the map, and the
-// spec's request and byte counts.
+// E3SM case descriptions: CDL parsing, variables per decomposition, types and
+// fill values, dimensions from the map, and the spec's request and byte counts.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "core/error.hpp"
 #include "e3sm_test_data.hpp"
 #include "formats/cdf_classic.hpp"
 #include "formats/cdl_header.hpp"
-#include "kernels/e3sm/case_cdl.hpp"
 #include "kernels/e3sm/case_spec.hpp"
 #include "kernels/e3sm/case_stats.hpp"
 
 using namespace iok;
 using namespace iok::e3sm;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -60,28 +54,6 @@ DecompMap synthetic_map(const std::vector<std::vector<std::int64_t>>& shapes) {
 DecompMap f_map() { return synthetic_map({{866}, {866}, {72, 866}}); }
 
 }  // namespace
-
-TEST(EmbeddedCases, MatchTheCdlFiles) {
-    const fs::path dir = fs::path(IOK_SOURCE_DIR) / "src/kernels/e3sm/cases";
-    if (!fs::exists(dir)) GTEST_SKIP() << "source tree not available";
-    std::size_t n = 0;
-    for (const auto& e : fs::directory_iterator(dir)) {
-        if (e.path().extension() != ".cdl") continue;
-        ++n;
-        std::ifstream in(e.path());
-        std::stringstream ss;
-        ss << in.rdbuf();
-        bool found = false;
-        for (const auto& c : embedded_case_cdls())
-            if (c.name == e.path().stem().string()) {
-                found = true;
-                EXPECT_EQ(c.text, ss.str()) << e.path() << " changed: run src/kernels/e3sm/cases/embed_cases.py";
-            }
-        EXPECT_TRUE(found) << e.path() << " is not embedded: run src/kernels/e3sm/cases/embed_cases.py";
-    }
-    EXPECT_EQ(n, embedded_case_cdls().size()) << "an embedded case has no .cdl file any more";
-    EXPECT_EQ(n, 5u);
-}
 
 TEST(CdlHeader, ParsesTypesStringsAndUnlimited) {
     const char* text = R"(netcdf x {

@@ -17,8 +17,8 @@ using namespace pnc_test;
 std::unique_ptr<iok::Backend> make(bool collective, const std::string& sync = "0", bool aggregate = false) {
     iok::BackendConfig cfg;
     cfg.collective = collective;
-    cfg.params["sync"] = sync;
-    cfg.params["aggregate"] = aggregate ? "1" : "0";
+    cfg.params["mpiio.sync"] = sync;
+    cfg.params["mpiio.aggregate"] = aggregate ? "1" : "0";
     return iok::make_backend("mpiio", cfg);
 }
 
@@ -153,7 +153,7 @@ TEST(MpiioBackend, CreateInMissingDirectorySaysWhatToDo) {
 TEST(MpiioBackend, RejectsBadParameters) {
     EXPECT_THROW(make(true, "yes"), iok::Error);
     iok::BackendConfig cfg;
-    cfg.params["aggregate"] = "2";
+    cfg.params["mpiio.aggregate"] = "2";
     EXPECT_THROW(iok::make_backend("mpiio", cfg), iok::Error);
 }
 

@@ -17,7 +17,7 @@ std::unique_ptr<iok::Backend> make(const std::string& api, bool collective, bool
     iok::BackendConfig cfg;
     cfg.collective = collective;
     cfg.fill = fill;
-    cfg.params["api"] = api;
+    cfg.params["pnetcdf.api"] = api;
     return iok::make_backend("pnetcdf", cfg);
 }
 

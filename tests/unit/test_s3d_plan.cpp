@@ -101,7 +101,7 @@ TEST(S3dOptions, ReferenceFormSetsEverything) {
     EXPECT_EQ(o.method, "blocking");
     EXPECT_TRUE(o.restart);
     EXPECT_EQ(o.dir, "/tmp/x");
-    EXPECT_TRUE(o.common.keep);
+    EXPECT_TRUE(o.reference_form());  // the kernel then keeps and clobbers, as the reference
     o.reference_args = {"100", "100"};
     EXPECT_THROW(o.resolve(8), iok::Error);
     o.reference_args = {"100", "1x0", "100", "2", "2", "2", "1", "T", "."};

@@ -1,7 +1,7 @@
 #pragma once
 // The E3SM case descriptions (src/kernels/e3sm/cases/*.cdl) compiled into the
-// program, so an installed binary is self-contained.  Regenerate
-// case_cdl_embedded.cpp with cases/embed_cases.py after editing a .cdl file.
+// program, so an installed binary is self-contained.  The definition is
+// generated at build time by cases/embed_cases.py (see src/CMakeLists.txt).
 #include <string>
 #include <vector>
 

@@ -5,14 +5,12 @@
 #include <cstdio>
 #include <memory>
 
-#include "backends/backend.hpp"
-#include "backends/strategy.hpp"
 #include "core/collective.hpp"
 #include "core/kernel_registry.hpp"
 #include "core/output_files.hpp"
 #include "core/report.hpp"
-#include "core/result.hpp"
 #include "core/stats.hpp"
+#include "driver/driver.hpp"
 #include "kernels/e3sm/case_spec.hpp"
 #include "kernels/e3sm/case_stats.hpp"
 #include "kernels/e3sm/decomp_map.hpp"
@@ -28,22 +26,22 @@ std::string history_path(const std::string& stem, const std::string& label, std:
 }
 
 void print_header(const Options& o, const DecompMap& map, const std::string& case_name, int nprocs, int io_procs,
-                  const Backend& be) {
+                  Driver& d) {
     TextReport t;
     t.section("iokernels e3sm: E3SM " + case_name + " case");
     t.count("Total number of MPI processes", static_cast<std::uint64_t>(nprocs));
     t.count("Number of I/O processes", static_cast<std::uint64_t>(io_procs));
     t.line("Input decomposition file", map.path);
     t.count("Processes in the map", static_cast<std::uint64_t>(map.nprocs));
-    for (const auto& d : map.decomps) {
+    for (const auto& dc : map.decomps) {
         std::string dims;
-        for (auto x : d.dims) dims += (dims.empty() ? "" : " x ") + std::to_string(x);
-        t.line("Decomposition " + d.name + " dims (C order)", dims);
+        for (auto x : dc.dims) dims += (dims.empty() ? "" : " x ") + std::to_string(x);
+        t.line("Decomposition " + dc.name + " dims (C order)", dims);
     }
     if (!o.output.empty()) t.line("Output path", o.output);
     if (!o.input.empty()) t.line("Input path (read test)", o.input);
-    t.line("API / strategy", be.name() + " / " + o.strategy);
-    t.line("Library", be.library());
+    t.line("API / strategy", d.writing_library() + " / " + d.options().strategy);
+    t.line("I/O stack", d.stack_label());
     t.count("Records", static_cast<std::uint64_t>(o.records));
     t.line("Record variable type", o.use_float ? "float" : "double");
     t.line("Flush", o.flush_every == 0 ? "once at the end" : "every " + std::to_string(o.flush_every) + " record(s)");
@@ -53,27 +51,29 @@ void print_header(const Options& o, const DecompMap& map, const std::string& cas
     t.print();
 }
 
-void run(int argc, char** argv, MPI_Comm world) {
-    int rank = 0, nprocs = 1;
-    MPI_Comm_rank(world, &rank);
-    MPI_Comm_size(world, &nprocs);
+void print_var_counts(const FilePlan& p, int ndecomps) {
+    const VarCounts vc = count_vars(p.spec, ndecomps);
+    TextReport t;
+    t.section("history file " + p.spec.label);
+    t.count("Variables not partitioned", static_cast<std::uint64_t>(vc.not_partitioned));
+    for (std::size_t k = 0; k < vc.per_decomp.size(); ++k)
+        t.count("Variables using decomposition D" + std::to_string(k + 1), static_cast<std::uint64_t>(vc.per_decomp[k]));
+    t.count("Total number of variables", static_cast<std::uint64_t>(vc.total));
+    t.print();
+}
 
+void run(int argc, char** argv, MPI_Comm world) {
     CLI::App app{"E3SM climate-model history output (F, G and I cases) from decomposition maps.\n"
                  "Accepts the E3SM-IO command line: e3sm [-k] [-r n] [-f h] [-s n] [-m] [-t] [-i path] [-o path]\n"
                  "[-a api] [-x strategy] [-g n] [-v] MAP",
                  "iokernels e3sm"};
     Options o;
     o.add_to(app);
-    int code = 0;
-    bool done = false;
-    collective_step(world, [&] {
-        done = parse_command_line(app, argc, argv, world, &code);
-        if (!done) o.validate();
-    });
-    if (done) return;
-
-    OutputFiles files(world, o.common.keep, o.common.overwrite);
-    files.require_readable(o.map_path);
+    Driver d("e3sm", world, app, argc, argv);
+    if (!d.parse([&] { o.validate(); })) return;
+    const int rank = d.rank(), nprocs = d.size();
+    const CommonOptions& c = d.options();
+    d.outputs().require_readable(o.map_path);
 
     // Prepare: read the map, pick the case, build this rank's plans.
     MPI_Barrier(world);
@@ -119,44 +119,29 @@ void run(int argc, char** argv, MPI_Comm world) {
     t_prepare = MPI_Wtime() - t_prepare;
     auto prep = reduce_over_ranks(world, {t_prepare});
 
-    BackendConfig cfg = o.common.backend_config();
-    cfg.fill = o.fill;
-    if (o.vard) cfg.params["api"] = "vard";
-    if (o.blocking) cfg.params["api"] = "blocking";
-    if (o.strategy != "canonical") cfg.params["strategy"] = o.strategy;
-    if (o.subfiles) cfg.params["subfiles"] = std::to_string(o.subfiles);
-    std::unique_ptr<Backend> backend;
-    collective_step(world, [&] { backend = make_strategy_backend(o.strategy, o.common.backend, cfg, world); });
-    if (rank == 0 && !o.common.quiet) print_header(o, map, case_label, nprocs, io_size, *backend);
+    d.set_fill(o.fill);
+    if (o.vard) d.default_param("pnetcdf.api", "vard");
+    if (o.blocking) d.default_param("pnetcdf.api", "blocking");
+    std::unique_ptr<Backend> backend = d.make_stack();
+    if (rank == 0 && !c.quiet) print_header(o, map, case_label, nprocs, io_size, d);
 
-    Result result("e3sm", argv_vector(argc, argv));
+    Result& result = d.result();
     result.add_input("map", o.map_path);
-    result.params() = {{"case", case_label}, {"api", backend->name()},  {"strategy", o.strategy},
-                       {"records", o.records},  {"flush_every", o.flush_every}, {"float", o.use_float},
-                       {"fill", o.fill},        {"sort", !o.no_sort},     {"stride", o.stride},
-                       {"noncontig_buffer", o.noncontig_buf}, {"io_processes", io_size},
-                       {"collective", !o.common.independent}, {"params", cfg.params}};
+    result.params().update({{"case", case_label},        {"records", o.records},  {"flush_every", o.flush_every},
+                            {"float", o.use_float},      {"fill", o.fill},        {"sort", !o.no_sort},
+                            {"stride", o.stride},        {"noncontig_buffer", o.noncontig_buf},
+                            {"io_processes", io_size}});
     if (rank == 0) result.summary()["prepare_seconds"] = {{"min", prep[0].min}, {"max", prep[0].max}};
 
-    RunOptions ro;
-    ro.fill_mode = o.fill;
+    RunOptions ro = d.run_options();
     ro.noncontig_buffer = o.noncontig_buf;
-    ro.progress = !o.common.quiet;
-    MPI_Info hints = MPI_INFO_NULL;
-    std::uint64_t bad = 0;
-    std::string first_bad;
     double write_seconds = 0;
-
     auto take = [&](FileOutcome& out) {
         if (rank == 0) {
             out.text.print();
-            result.add_file(out.json);
             if (out.json["mode"] == "write") write_seconds += out.json["seconds"]["end_to_end"]["max"].get<double>();
         }
-        if (out.mismatches && first_bad.empty()) first_bad = out.first_mismatch;
-        bad += out.mismatches;
-        if (hints == MPI_INFO_NULL) hints = out.hints;
-        else if (out.hints != MPI_INFO_NULL) MPI_Info_free(&out.hints);
+        d.record(out);
     };
 
     // Claim every output first, on all ranks (OutputFiles is collective over
@@ -164,58 +149,42 @@ void run(int argc, char** argv, MPI_Comm world) {
     std::vector<std::string> out_paths;
     for (const auto& s : specs) out_paths.push_back(o.output.empty() ? "" : history_path(o.output, s.label, all_files.size()));
     for (const auto& p : out_paths)
-        if (!p.empty()) files.claim(p);
+        if (!p.empty()) d.outputs().claim(p);
     for (const auto& s : specs)
-        if (!o.input.empty()) files.require_readable(history_path(o.input, s.label, all_files.size()));
+        if (!o.input.empty()) d.outputs().require_readable(history_path(o.input, s.label, all_files.size()));
 
     if (io_rank) {
         Runner runner(io, *backend, ro);
         for (std::size_t i = 0; i < plans.size(); ++i) {
             const FilePlan& p = plans[i];
-            if (rank == 0 && !o.common.quiet) {
-                const VarCounts vc = count_vars(p.spec, static_cast<int>(map.decomps.size()));
-                TextReport t;
-                t.section("history file " + p.spec.label);
-                t.count("Variables not partitioned", static_cast<std::uint64_t>(vc.not_partitioned));
-                for (std::size_t k = 0; k < vc.per_decomp.size(); ++k)
-                    t.count("Variables using decomposition D" + std::to_string(k + 1),
-                            static_cast<std::uint64_t>(vc.per_decomp[k]));
-                t.count("Total number of variables", static_cast<std::uint64_t>(vc.total));
-                t.print();
-            }
+            if (rank == 0 && !c.quiet) print_var_counts(p, static_cast<int>(map.decomps.size()));
             if (!o.input.empty()) {
                 auto out = runner.read(p, history_path(o.input, p.spec.label, all_files.size()));
                 take(out);
             }
             if (!o.output.empty()) {
-                const std::string& path = out_paths[i];
-                auto out = runner.write(p, path);
+                auto out = runner.write(p, out_paths[i]);
                 take(out);
-                if (o.verify) {
-                    auto rd = runner.read(p, path);
+                if (c.verify) {
+                    auto rd = runner.read(p, out_paths[i]);
                     take(rd);
                 }
             }
         }
     }
     if (rank == 0) {
-        result.summary()["verification_mismatches"] = bad;
         if (write_seconds > 0) result.summary()["prepare_fraction_of_write"] = prep[0].max / write_seconds;
         TextReport t;
         t.section("summary");
         t.line("Time preparing requests (max)", prep[0].max, "s");
         if (write_seconds > 0) t.line("Preparing / write time", 100.0 * prep[0].max / write_seconds, "%", 2);
-        if (!o.input.empty() || o.verify)
-            t.line("Verification", bad ? "FAILED (" + std::to_string(bad) + " elements)" : std::string("passed"));
-        if (!o.common.quiet) t.print();
+        if (!o.input.empty() || c.verify)
+            t.line("Verification", d.mismatches() ? "FAILED (" + std::to_string(d.mismatches()) + " elements)"
+                                                  : std::string("passed"));
+        if (!c.quiet) t.print();
     }
-    result.write(world, o.common.json, hints);
-    if (hints != MPI_INFO_NULL) MPI_Info_free(&hints);
     if (io_rank) MPI_Comm_free(&io);
-    free_config(cfg);
-    collective_step(world, [&] {
-        if (bad) throw Error("verification failed: " + first_bad, "the file does not hold what was written");
-    });
+    d.finish("the file does not hold what was written");
 }
 
 }  // namespace

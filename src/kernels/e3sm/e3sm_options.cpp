@@ -5,7 +5,6 @@
 namespace iok::e3sm {
 
 void Options::add_to(CLI::App& app) {
-    common.add_to(app, "pnetcdf");
     app.add_option("map", map_path, "decomposition map file (NetCDF classic; seed or current format)")
         ->required();
     app.add_option("-o,--output", output,
@@ -21,10 +20,6 @@ void Options::add_to(CLI::App& app) {
         ->capture_default_str()->check(CLI::PositiveNumber);
     app.add_option("--flush-every", flush_every, "records per flush (wait_all); 0 = flush once at the end")
         ->capture_default_str()->check(CLI::NonNegativeNumber);
-    app.add_option("-x,--strategy", strategy, "I/O strategy: canonical, blob, rearrange, log")
-        ->capture_default_str();
-    app.add_option("-g,--subfiles", subfiles, "blob strategy: number of subfiles (0 = one per node)")
-        ->capture_default_str()->check(CLI::NonNegativeNumber);
     app.add_flag("-m,--noncontig-buffer", noncontig_buf, "noncontiguous user buffer (gaps between variables)")
         ->capture_default_str();
     app.add_flag("-t,--2d-first", two_d_first, "write all 2-D variables before the 3-D ones")->capture_default_str();
@@ -32,8 +27,6 @@ void Options::add_to(CLI::App& app) {
     app.add_flag("--fill", fill, "fill mode: also write uncovered elements with _FillValue and check them")
         ->capture_default_str();
     app.add_flag("--no-sort", no_sort, "keep each rank's runs in map order (no sort/coalesce across processes)")
-        ->capture_default_str();
-    app.add_flag("--verify", verify, "after writing each file, read it back and verify every element")
         ->capture_default_str();
     app.add_flag("-d,--vard", vard, "PnetCDF: vard API (one derived datatype per variable)")->capture_default_str();
     app.add_flag("-n,--varn", varn, "PnetCDF: nonblocking varn API (the default)")->capture_default_str();
@@ -45,10 +38,6 @@ void Options::validate() const {
         throw Error("nothing to do: give -o PATH (write test) and/or -i PATH (read test)",
                     "e.g. iokernels e3sm -o /tmp/out.nc map_f_case_16p.nc");
     if (vard + varn + blocking > 1) throw Error("choose one of -d/--vard, -n/--varn, --blocking");
-    static const char* strategies[] = {"canonical", "blob", "rearrange", "log"};
-    bool ok = false;
-    for (const char* s : strategies) ok = ok || strategy == s;
-    if (!ok) throw Error("unknown strategy '" + strategy + "'", "use canonical, blob, rearrange or log");
     if (case_name != "auto" && case_name != "F" && case_name != "G" && case_name != "I")
         throw Error("unknown case '" + case_name + "'", "use F, G, I or auto");
 }

@@ -1,15 +1,13 @@
 #pragma once
-// Options of the E3SM kernel: the seed's short flags (-k -r -f -s -m -t -i
-// -o -a -x -g -v -d -n -j, map file last) and long names for each.
+// Options of the E3SM kernel: the seed's short flags (-r -f -s -m -t -i -o
+// -d -n -j, map file last; -k -a -x -g -v come from the driver) and long
+// names for each.
 #include <CLI/CLI.hpp>
 #include <string>
-
-#include "core/common_options.hpp"
 
 namespace iok::e3sm {
 
 struct Options {
-    CommonOptions common;
     std::string map_path;
     std::string output;          // -o: write test, path stem of the history files
     std::string input;           // -i: read test from existing files
@@ -18,14 +16,11 @@ struct Options {
     int hist = -1;               // -f: 0 h0 only, 1 h1 only, -1 both
     int stride = 1;              // -s: every stride-th rank does I/O
     int flush_every = 1;         // records per flush, 0 = once at the end
-    int subfiles = 0;            // -g: blob subfiles (0 = one per node)
-    std::string strategy = "canonical";  // -x
     bool noncontig_buf = false;  // -m
     bool two_d_first = false;    // -t: write 2-D variables before 3-D ones
     bool use_float = false;      // -j: record variables as float
     bool fill = false;           // --fill: write uncovered elements with _FillValue
     bool no_sort = false;        // --no-sort: keep each rank's runs in map order
-    bool verify = false;         // --verify: read every written file back and check it
     bool vard = false;           // -d: PnetCDF vard API
     bool varn = false;           // -n: PnetCDF varn API (default)
     bool blocking = false;       // --blocking: PnetCDF blocking varn

@@ -14,21 +14,18 @@
 #include <memory>
 #include <set>
 
-#include "backends/backend.hpp"
 #include "core/collective.hpp"
-#include "core/common_options.hpp"
 #include "core/error.hpp"
 #include "core/kernel_registry.hpp"
 #include "core/memory.hpp"
 #include "core/output_files.hpp"
 #include "core/report.hpp"
-#include "core/result.hpp"
 #include "core/stats.hpp"
 #include "kernels/gcrm/gcrm_grid.hpp"
 #include "kernels/gcrm/gcrm_inputs.hpp"
 #include "kernels/gcrm/gcrm_model.hpp"
 #include "kernels/gcrm/gcrm_plan.hpp"
-#include "runner/runner.hpp"
+#include "driver/driver.hpp"
 
 namespace iok::gcrm {
 namespace {
@@ -69,13 +66,6 @@ std::string beside(const std::string& paramfile, const std::string& name) {
 std::string as_dir(std::string d) {
     if (!d.empty() && d.back() != '/') d += '/';
     return d;
-}
-
-void set_default_hint(MPI_Info info, const char* key, const std::string& value) {
-    int flag = 0;
-    char buf[8];
-    MPI_Info_get(info, key, 0, buf, &flag);
-    if (!flag) MPI_Info_set(info, key, value.c_str());
 }
 
 void print_hints(MPI_Info info) {
@@ -124,8 +114,6 @@ void run(int argc, char** argv, MPI_Comm comm) {
 
     CLI::App app{"GCRM I/O kernel: the GCRM-IO benchmark's history, grid and restart files on a geodesic grid"};
     app.name("iokernels gcrm");
-    CommonOptions common;
-    common.add_to(app, "pnetcdf");
     Options o;
     app.add_option("paramfile", o.paramfile, "GCRM parameter file (zgrd.in syntax)")->capture_default_str();
     app.add_option("--desc", o.desc, "variable description file (default: io_desc_file beside the parameter file)");
@@ -144,15 +132,16 @@ void run(int argc, char** argv, MPI_Comm comm) {
         ->capture_default_str()->check(CLI::Range(1, 10000));
     app.add_flag("--dry-run", o.dry_run, "print the files, records and byte totals of the plan; do no I/O")
         ->capture_default_str();
-    app.add_flag("!--no-verify", o.verify, "skip reading the files back")->capture_default_str();
     app.add_flag("--read-only", o.read_only,
                  "write nothing: read and verify the files an earlier run (with --keep) wrote")
         ->capture_default_str();
 
-    int code = 0;
-    bool done = false;
-    collective_step(comm, [&] { done = parse_command_line(app, argc, argv, comm, &code); });
-    if (done) return;
+    DriverDefaults defaults;
+    defaults.verify = true;
+    Driver drv("gcrm", comm, app, argc, argv, defaults);
+    if (!drv.parse()) return;
+    const CommonOptions& common = drv.options();
+    o.verify = common.verify;
 
     // Inputs: rank 0 reads, everyone parses the same text.
     RunParams p;
@@ -184,18 +173,14 @@ void run(int argc, char** argv, MPI_Comm comm) {
     const bool nonblocking = p.iotype == IoType::NonblockingCollective || p.iotype == IoType::NonblockingIndependent;
     const bool collective = (p.iotype == IoType::NonblockingCollective || p.iotype == IoType::BlockingCollective) &&
                             !common.independent;
-    BackendConfig cfg;
-    std::string ext;
-    collective_step(comm, [&] {
-        cfg = common.backend_config();
-        cfg.collective = collective;
-        if (common.backend == "pnetcdf" && !cfg.params.count("api")) cfg.params["api"] = nonblocking ? "varn" : "blocking";
-        set_default_hint(cfg.hints, "nc_header_align_size", grid.level < 8 ? "2048" : "1048576");
-        set_default_hint(cfg.hints, "nc_var_align_size", "1");
-        set_default_hint(cfg.hints, "romio_cb_write", "enable");
-        set_default_hint(cfg.hints, "romio_ds_write", "disable");
-        ext = make_backend(common.backend, cfg)->extension();
-    });
+    drv.set_collective(collective);
+    drv.default_param("pnetcdf.api", nonblocking ? "varn" : "blocking");
+    drv.default_hint("nc_header_align_size", grid.level < 8 ? "2048" : "1048576");
+    drv.default_hint("nc_var_align_size", "1");
+    drv.default_hint("romio_cb_write", "enable");
+    drv.default_hint("romio_ds_write", "disable");
+    const BackendConfig& cfg = drv.config();
+    const std::string ext = drv.extension();
 
     RunPlan plan;
     collective_step(comm, [&] { plan = build_run_plan(p, grid, desc, groups, rank, out_dir, ext); });
@@ -232,8 +217,8 @@ void run(int argc, char** argv, MPI_Comm comm) {
     params.count("Field variables written", static_cast<std::uint64_t>(plan.field_vars));
     params.count("Snapshot dumps (history / restart)", plan.dumps.size());
     params.line("History / restart dumps", std::to_string(plan.history_dumps) + " / " + std::to_string(plan.restart_dumps));
-    params.line("I/O method", std::string(iotype_name(p.iotype)) + " (" + common.backend +
-                                  (cfg.params.count("api") ? ", api=" + cfg.params["api"] : "") +
+    params.line("I/O method", std::string(iotype_name(p.iotype)) + " (" + drv.stack_label() +
+                                  (cfg.params.count("pnetcdf.api") ? ", api=" + cfg.param("pnetcdf.api", "") : "") +
                                   (cfg.collective ? ", collective" : ", independent") + ")");
     params.line("Output path", out_dir);
     params.line("Model memory", o.model_memory ? format_bytes(static_cast<double>(o.model_arrays) * grid.nsdm *
@@ -249,11 +234,10 @@ void run(int argc, char** argv, MPI_Comm comm) {
                             f.plan.nrecords, with_commas(f.data_bytes).c_str());
             std::printf("plan total data bytes = %llu\n", static_cast<unsigned long long>(plan.data_bytes));
         }
-        free_config(cfg);
         return;
     }
 
-    OutputFiles outputs(comm, common.keep, common.overwrite);
+    OutputFiles& outputs = drv.outputs();
     if (o.read_only) {
         if (!o.verify) collective_step(comm, [&] { throw Error("--read-only with --no-verify does nothing", "drop one of them"); });
         for (const auto& path : distinct) outputs.require_readable(path);
@@ -264,15 +248,14 @@ void run(int argc, char** argv, MPI_Comm comm) {
     ModelMemory model;
     if (o.model_memory) model = ModelMemory(grid, o.model_arrays);
 
-    RunOptions ropt;
+    RunOptions ropt = drv.run_options();
     ropt.progress = false;
     const double t_init = MPI_Wtime() - t_start;
     double t_compute = 0, t_io = 0;
 
-    Result result("gcrm", argv_vector(argc, argv));
+    Result& result = drv.result();
     ApiTimes api;
     std::uint64_t write_bytes = 0, read_bytes = 0;
-    MPI_Info hints = MPI_INFO_NULL;
     std::vector<TextReport> file_reports;
 
     struct Open {
@@ -284,11 +267,9 @@ void run(int argc, char** argv, MPI_Comm comm) {
         if (rank == 0) {
             write_bytes += static_cast<std::uint64_t>(out.json["bytes"]["total"].get<double>());
             api.add(out.json, nprocs);
-            result.add_file(out.json);
             file_reports.push_back(out.text);
         }
-        if (hints == MPI_INFO_NULL) hints = out.hints;
-        else if (out.hints != MPI_INFO_NULL) MPI_Info_free(&out.hints);
+        drv.record(out);
     };
 
     for (const Dump& d : plan.dumps) {
@@ -309,7 +290,7 @@ void run(int argc, char** argv, MPI_Comm comm) {
             if (k < 0) continue;
             if (k == 0) {
                 Open& op = open[i];
-                collective_step(comm, [&] { op.backend = make_backend(common.backend, cfg); });
+                op.backend = drv.make_stack();
                 op.writer = std::make_unique<RecordWriter>(comm, *op.backend, ropt, f.plan, f.path);
             }
             Open& op = open.at(i);
@@ -335,20 +316,18 @@ void run(int argc, char** argv, MPI_Comm comm) {
         for (std::size_t i = 0; i < plan.files.size(); ++i) {
             const OutputFile& f = plan.files[i];
             if (last[f.path] != i) continue;
-            std::unique_ptr<Backend> be;
-            collective_step(comm, [&] { be = make_backend(common.backend, cfg); });
+            std::unique_ptr<Backend> be = drv.make_stack();
             Runner runner(comm, *be, ropt);
             const FilePlan rplan = f.read_plan();
             FileOutcome r = runner.read(rplan, f.path);
             if (rank == 0) {
                 read_bytes += static_cast<std::uint64_t>(r.json["bytes"]["total"].get<double>());
                 api.add(r.json, nprocs);
-                result.add_file(r.json);
                 file_reports.push_back(r.text);
             }
-            if (r.hints != MPI_INFO_NULL) MPI_Info_free(&r.hints);
             if (r.mismatches && first_bad.empty()) first_bad = f.path + ": " + r.first_mismatch;
             mismatches += r.mismatches;
+            drv.record(r);
         }
         t_read = MPI_Wtime() - t0;
     }
@@ -362,7 +341,7 @@ void run(int argc, char** argv, MPI_Comm comm) {
     if (rank == 0) {
         if (common.verbose)
             for (const auto& t : file_reports) t.print();
-        if (!common.quiet) print_hints(hints);
+        if (!common.quiet) print_hints(drv.hints_in_effect());
         params.print();
         TextReport t;
         t.section("Timing results (max among all processes)");
@@ -437,16 +416,8 @@ void run(int argc, char** argv, MPI_Comm comm) {
         result.add_input("desc", desc_path);
         result.add_input("fcfg", fcfg_path);
     }
-    collective_step(comm, [&] { result.write(comm, common.json, hints); });
-    if (hints != MPI_INFO_NULL) MPI_Info_free(&hints);
-    free_config(cfg);
-    std::uint64_t bad = mismatches;
-    MPI_Bcast(&bad, 1, MPI_UINT64_T, 0, comm);
-    if (bad) collective_step(comm, [&] {
-        throw Error("verification failed: " + std::to_string(bad) + " element(s) differ; first: " + first_bad,
-                    "the library returned data that was not written; rerun with -v for per-file reports");
-    });
     if (rank == 0 && model.checksum() < 0) std::printf("\n");  // keeps the model compute observable
+    drv.finish("the library returned data that was not written; rerun with -v for per-file reports");
 }
 
 int gcrm_main(int argc, char** argv) {

@@ -11,7 +11,8 @@
 #include <vector>
 
 #include "core/collective.hpp"
-#include "core/common_options.hpp"
+#include "core/command_line.hpp"
+#include "driver/driver.hpp"
 #include "core/error.hpp"
 #include "core/kernel_registry.hpp"
 #include "core/manifest.hpp"
@@ -20,15 +21,10 @@
 #include "core/result.hpp"
 #include "kernels/noncontig/noncontig_decomp.hpp"
 #include "kernels/noncontig/noncontig_io.hpp"
+#include "kernels/noncontig/noncontig_stack.hpp"
 
 namespace iok::noncontig {
 namespace {
-
-void default_hint(MPI_Info info, const char* key, const char* value) {
-    int len = 0, flag = 0;
-    MPI_Info_get_valuelen(info, key, &len, &flag);
-    if (!flag) MPI_Info_set(info, key, value);
-}
 
 std::string mib(double bytes) {
     char b[64];
@@ -70,15 +66,17 @@ int noncontig_main(int argc, char** argv) {
         app.add_flag("-k,--keep", keep, "keep the output file")->capture_default_str();
         app.add_flag("--overwrite", overwrite, "replace an existing output file")->capture_default_str();
         app.add_option("--json", json, "write the result (with manifest) as JSON to FILE");
-        int code = 0;
-        bool done = false;
-        collective_step(comm, [&] {
-            done = parse_command_line(app, argc, argv, comm, &code);
-            if (done) return;
-            if (nvars <= 0)
-                throw Error("number of variables (-n) is " + std::to_string(nvars) + ", must be positive", "e.g. -n 100");
-        });
-        if (done) return;
+        DriverDefaults defaults;
+        defaults.backend = "mpiio";
+        defaults.verify = true;
+        Driver drv("noncontig", comm, app, argc, argv, defaults);
+        if (!drv.parse([&] {
+                if (nvars <= 0)
+                    throw Error("number of variables (-n) is " + std::to_string(nvars) + ", must be positive", "e.g. -n 100");
+            }))
+            return;
+        if (drv.options().backend != "mpiio" || drv.options().strategy != "canonical")
+            return run_through_stack(drv, StackSetup{input, output, decomp, nvars, gap, verify, verify_existing, quiet});
 
         OutputFiles outputs(comm, keep, overwrite);
         outputs.require_readable(input);
@@ -103,9 +101,9 @@ int noncontig_main(int argc, char** argv) {
                 MPI_Info_set(info, k.c_str(), v.c_str());
             }
         });
-        default_hint(info, "romio_ds_write", "disable");
-        default_hint(info, "romio_cb_write", "enable");
-        if (!independent) default_hint(info, "romio_no_indep_rw", "true");
+        set_default_hint(info, "romio_ds_write", "disable");
+        set_default_hint(info, "romio_cb_write", "enable");
+        if (!independent) set_default_hint(info, "romio_no_indep_rw", "true");
 
         if (rank == 0 && !quiet) {
             std::printf("input  file name = %s\noutput file name = %s\n", input.c_str(), output.c_str());

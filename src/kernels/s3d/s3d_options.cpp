@@ -38,7 +38,6 @@ bool parse_logical(const std::string& text, const std::string& what) {
 }
 
 void Options::add_to(CLI::App& app) {
-    common.add_to(app, "pnetcdf");
     app.add_option("reference", reference_args,
                    std::string("the S3D-IO reference's arguments: ") + kReferenceUsage +
                        " (method 1 = nonblocking, else blocking; restart T/F); implies --keep --overwrite, as the reference keeps and clobbers its files");
@@ -59,9 +58,6 @@ void Options::add_to(CLI::App& app) {
     app.add_option("-o,--dir", dir, "output directory of the checkpoint files (must exist)")->capture_default_str();
     app.add_option("-c,--checkpoints", checkpoints, "number of checkpoints (one new file each)")
         ->capture_default_str()->check(CLI::PositiveNumber);
-    app.add_flag("--verify,!--no-verify", verify,
-                 "after the timed run, read every checkpoint back and verify every element (not timed)")
-        ->capture_default_str();
 }
 
 Grid Options::resolve(int nprocs) {
@@ -82,7 +78,6 @@ Grid Options::resolve(int nprocs) {
         method = parse_integer(reference_args[6], "method") == 1 ? "nonblocking" : "blocking";
         restart = parse_logical(reference_args[7], "restart");
         dir = reference_args[8];
-        common.keep = true;
         return g;
     }
     if (procs.empty()) {

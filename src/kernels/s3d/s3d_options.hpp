@@ -9,13 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "core/common_options.hpp"
 #include "kernels/s3d/s3d_decomp.hpp"
 
 namespace iok::s3d {
 
 struct Options {
-    CommonOptions common;
     std::vector<std::string> reference_args;  // the 9 positional arguments, if given
     std::vector<std::int64_t> grid;           // --grid NX,NY,NZ (global)
     std::vector<std::int64_t> local = {50, 50, 50};  // --local NX,NY,NZ (per process, weak scaling)
@@ -24,7 +22,6 @@ struct Options {
     bool restart = false;                     // --restart
     std::string dir = ".";                    // -o/--dir
     int checkpoints = 5;                      // -c/--checkpoints
-    bool verify = true;                       // --verify / --no-verify
 
     void add_to(CLI::App& app);
     // Applies the reference form (if given) and fills in defaults; throws

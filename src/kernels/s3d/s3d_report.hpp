@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/report.hpp"
+#include "kernels/s3d/s3d_decomp.hpp"
 
 namespace iok::s3d {
 
@@ -25,6 +26,21 @@ struct Totals {
     double total_bytes() const { return write_bytes + read_bytes; }
     nlohmann::json to_json() const;
 };
+
+// What the S3D-IO report prints besides the totals.
+struct ReportContext {
+    std::string stack;        // "pnetcdf", "hdf5 + rearrange"
+    std::string library;      // "PnetCDF 1.14.0"
+    std::string method;       // blocking | nonblocking
+    std::string pnetcdf_api;  // "" when the library is not PnetCDF
+    std::string restart_note, verify_note;
+    int nprocs = 1;
+    std::string striping_factor = "0", striping_unit = "0";
+};
+
+// The S3D-IO reference's report layout, from the totals (rank 0).
+void print_s3d_report(const ReportContext& ctx, const Grid& grid, const Block& blk, int checkpoints,
+                      const std::string& dir, const Totals& totals);
 
 constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
 std::string gib_text(double bytes);  // "0.60 GiB (640,000,000 bytes)"

@@ -9,17 +9,14 @@
 #include <memory>
 #include <string>
 
-#include "backends/backend.hpp"
 #include "core/collective.hpp"
 #include "core/error.hpp"
 #include "core/kernel_registry.hpp"
 #include "core/output_files.hpp"
 #include "core/report.hpp"
-#include "core/result.hpp"
 #include "kernels/vpic/vpic_geometry.hpp"
 #include "kernels/vpic/vpic_plan.hpp"
 #include "kernels/vpic/vpic_run.hpp"
-#include "runner/runner.hpp"
 
 namespace iok::vpic {
 namespace {
@@ -36,27 +33,22 @@ int bdcats_main(int argc, char** argv) {
                      "iokernels bdcats"};
         Cli cli;
         cli.add_to(app, true);
-        int code = 0;
-        bool done = false;
-        collective_step(world, [&] { done = parse_command_line(app, argc, argv, world, &code); });
-        if (done) return;
-
-        BackendConfig bcfg;
-        std::unique_ptr<Backend> backend;
+        DriverDefaults defaults;
+        defaults.backend = "hdf5";
+        defaults.verify_option = false;  // every particle read is verified
+        Driver d("bdcats", world, app, argc, argv, defaults);
         Config& cfg = cli.cfg;
-        collective_step(world, [&] {
-            cli.resolve(true, "vpic_particles");
-            // Storage settings only matter when writing (h5bench: "no effect for read").
-            cfg.compress = false;
-            cfg.align = false;
-            bcfg = make_backend_config(cli, nprocs);
-            backend = make_backend(cli.common.backend, bcfg);
-            if (cli.path == "vpic_particles") cli.path += backend->extension();
-        });
-        struct Guard {
-            BackendConfig& c;
-            ~Guard() { free_config(c); }
-        } guard{bcfg};
+        if (!d.parse([&] {
+                cli.resolve(true, "vpic_particles");
+                // Storage settings only matter when writing (h5bench: "no effect for read").
+                cfg.compress = false;
+                cfg.align = false;
+            }))
+            return;
+
+        configure_stack(d, cfg);
+        std::unique_ptr<Backend> backend = d.make_stack();
+        if (cli.path == "vpic_particles") cli.path += d.extension();
 
         const bool fpp = cfg.file_per_proc;
         const int writers = cli.writers > 0 ? cli.writers : nprocs;
@@ -73,22 +65,22 @@ int bdcats_main(int argc, char** argv) {
         const std::uint64_t my_particles = plan.selection[0]->elements();  // per time step
         const std::string my_path = fpp ? insert_suffix(cli.path, std::to_string(rank)) : cli.path;
         MPI_Comm io_comm = fpp ? MPI_COMM_SELF : world;
-        OutputFiles inputs(world, true, false);
+        OutputFiles& inputs = d.outputs();
         if (fpp) {
             for (int r = 0; r < nprocs; ++r) inputs.require_readable(insert_suffix(cli.path, std::to_string(r)));
         } else {
             inputs.require_readable(cli.path);
         }
 
-        RunOptions ropt;
-        ropt.progress = !cli.common.quiet && cli.common.verbose;
+        RunOptions ropt = d.run_options();
+        ropt.progress = !d.options().quiet && d.options().verbose;
         MPI_Barrier(world);
         const double t0 = MPI_Wtime();
         double compute = 0;
         FileOutcome r;
         {
             RecordReader reader(io_comm, *backend, ropt, plan, my_path);
-            compute = run_time_steps(cfg, !cli.common.quiet && rank == 0, "read", t0,
+            compute = run_time_steps(cfg, !d.options().quiet && rank == 0, "read", t0,
                                      [&](int t) { reader.read(t, t + 1); });
             r = reader.close();
         }
@@ -99,29 +91,26 @@ int bdcats_main(int argc, char** argv) {
         std::uint64_t bad = fpp ? r.mismatches : (rank == 0 ? r.mismatches : 0);
         MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_UINT64_T, MPI_SUM, world);
 
-        Result result("bdcats", argv_vector(argc, argv));
         if (rank == 0) {
+            Result& result = d.result();
             nlohmann::json params = nlohmann::json::object();
             for (const auto& [k, v] : cfg.given) params[k] = v;
-            result.params() = {{"configuration", params},
+            result.params().update({{"configuration", params},
                                {"read_option", name(cfg.read)},
                                {"file_pattern", name(cfg.file)},
                                {"num_dims", cfg.num_dims},
                                {"timesteps", cfg.timesteps},
                                {"writers", writers},
                                {"file_per_proc", fpp},
-                               {"collective_data", bcfg.collective},
-                               {"backend", backend->name()},
-                               {"path", cli.path}};
+                               {"collective_data", d.config().collective},
+                               {"path", cli.path}});
             nlohmann::json s = metrics_json(m);
             s["mismatches"] = bad;
             result.summary() = s;
-            r.json["role"] = "particles";
-            result.add_file(r.json);
-            if (cli.common.verbose) r.text.print();
+            if (d.options().verbose) r.text.print();
             TextReport t;
             t.section("BDCATS-IO particle read (h5bench_read)");
-            t.line("I/O library", backend->name() + " / " + backend->library());
+            t.line("I/O library", d.stack_label() + " / " + d.library_label());
             t.count("No. MPI processes", static_cast<std::uint64_t>(nprocs));
             t.line("Read pattern", std::string(name(cfg.read)) +
                                        (is_2d_pattern(cfg.read) ? " (rows of each block shared over all ranks)" : ""));
@@ -146,16 +135,9 @@ int bdcats_main(int argc, char** argv) {
             collective_step(world, [&] {
                 if (rank == 0) write_csv(cfg.csv_file, m, cfg, {{"read option", name(cfg.read)}});
             });
-        result.write(world, cli.common.json, r.hints);
-        if (r.hints != MPI_INFO_NULL) MPI_Info_free(&r.hints);
-        // Agree on the first mismatch message (file-per-process: any rank's).
-        collective_step(world, [&] {
-            if (r.mismatches && (fpp || rank == 0))
-                throw Error("particle file " + my_path + " failed verification: " + std::to_string(r.mismatches) +
-                                " element(s) differ; first: " + r.first_mismatch,
-                            "the file does not hold what `iokernels vpic` writes with this configuration: was it "
-                            "modified, or written with another configuration or rank count (--writers)?");
-        });
+        d.record(r, {{"role", "particles"}});
+        d.finish("the file does not hold what `iokernels vpic` writes with this configuration: was it "
+                 "modified, or written with another configuration or rank count (--writers)?");
     });
 }
 

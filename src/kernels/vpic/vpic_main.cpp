@@ -9,17 +9,14 @@
 #include <memory>
 #include <string>
 
-#include "backends/backend.hpp"
 #include "core/collective.hpp"
 #include "core/error.hpp"
 #include "core/kernel_registry.hpp"
 #include "core/output_files.hpp"
 #include "core/report.hpp"
-#include "core/result.hpp"
 #include "kernels/vpic/vpic_geometry.hpp"
 #include "kernels/vpic/vpic_plan.hpp"
 #include "kernels/vpic/vpic_run.hpp"
-#include "runner/runner.hpp"
 
 namespace iok::vpic {
 namespace {
@@ -41,29 +38,19 @@ int vpic_main(int argc, char** argv) {
                      "iokernels vpic"};
         Cli cli;
         cli.add_to(app, false);
-        int code = 0;
-        bool done = false;
-        collective_step(world, [&] { done = parse_command_line(app, argc, argv, world, &code); });
-        if (done) return;
+        DriverDefaults defaults;
+        defaults.backend = "hdf5";
+        Driver d("vpic", world, app, argc, argv, defaults);
+        if (!d.parse([&] { cli.resolve(false, "vpic_particles"); })) return;
 
-        BackendConfig bcfg;
-        std::unique_ptr<Backend> backend;
-        collective_step(world, [&] {
-            cli.resolve(false, "vpic_particles");
-            bcfg = make_backend_config(cli, nprocs);
-            backend = make_backend(cli.common.backend, bcfg);
-            // A default path gets the library's extension.
-            if (cli.path == "vpic_particles") cli.path += backend->extension();
-        });
-        struct Guard {
-            BackendConfig& c;
-            ~Guard() { free_config(c); }
-        } guard{bcfg};
         Config& cfg = cli.cfg;
-        if (cli.reference_form()) {
-            cli.common.keep = true;  // the reference keeps (and clobbers) its file
-            cli.common.overwrite = true;
-        }
+        configure_stack(d, cfg);
+        std::unique_ptr<Backend> backend = d.make_stack();
+        // A default path gets the library's extension.
+        if (cli.path == "vpic_particles") cli.path += d.extension();
+        // The reference keeps (and clobbers) its file.
+        OutputFiles reference_outputs(world, true, true);
+        OutputFiles& outputs = cli.reference_form() ? reference_outputs : d.outputs();
 
         // Geometry and plan: one shared file, or one file per rank.
         const bool fpp = cfg.file_per_proc;
@@ -75,7 +62,6 @@ int vpic_main(int argc, char** argv) {
         });
         const std::uint64_t my_particles = plan.selection[0]->elements();
 
-        OutputFiles outputs(world, cli.common.keep, cli.common.overwrite);
         std::vector<std::string> paths;
         if (fpp)
             for (int r = 0; r < nprocs; ++r) paths.push_back(insert_suffix(cli.path, std::to_string(r)));
@@ -90,8 +76,8 @@ int vpic_main(int argc, char** argv) {
                 if (rank == 0) write_env_metadata(cfg.env_metadata_file);
             });
 
-        RunOptions ropt;
-        ropt.progress = !cli.common.quiet && cli.common.verbose;
+        RunOptions ropt = d.run_options();
+        ropt.progress = !d.options().quiet && d.options().verbose;
         // Observed time: create -> close, compute between steps included.
         MPI_Barrier(world);
         const double t0 = MPI_Wtime();
@@ -99,7 +85,7 @@ int vpic_main(int argc, char** argv) {
         FileOutcome w;
         {
             RecordWriter writer(io_comm, *backend, ropt, plan, my_path);
-            compute = run_time_steps(cfg, !cli.common.quiet && rank == 0, "written", t0,
+            compute = run_time_steps(cfg, !d.options().quiet && rank == 0, "written", t0,
                                      [&](int t) { writer.write(t, t + 1); });
             w = writer.close();
         }
@@ -107,29 +93,26 @@ int vpic_main(int argc, char** argv) {
         const double observed = MPI_Wtime() - t0;
         Metrics m = reduce_metrics(world, true, w.json, observed, compute, my_particles);
 
-        Result result("vpic", argv_vector(argc, argv));
         if (rank == 0) {
+            Result& result = d.result();
             nlohmann::json params = nlohmann::json::object();
             for (const auto& [k, v] : cfg.given) params[k] = v;
-            result.params() = {{"configuration", params},
+            result.params().update({{"configuration", params},
                                {"mem_pattern", name(cfg.mem)},
                                {"file_pattern", name(cfg.file)},
                                {"num_dims", cfg.num_dims},
                                {"timesteps", cfg.timesteps},
                                {"file_per_proc", fpp},
-                               {"collective_data", bcfg.collective},
-                               {"backend", backend->name()},
-                               {"path", cli.path}};
+                               {"collective_data", d.config().collective},
+                               {"path", cli.path}});
             nlohmann::json s = metrics_json(m);
             s["expected_bytes"] = static_cast<double>(m.particles) * kBytesPerParticle * cfg.timesteps;
             result.summary() = s;
-            w.json["role"] = "particles";
-            result.add_file(w.json);
 
-            if (cli.common.verbose) w.text.print();
+            if (d.options().verbose) w.text.print();
             TextReport t;
             t.section("VPIC-IO particle write (h5bench_write)");
-            t.line("I/O library", backend->name() + " / " + backend->library());
+            t.line("I/O library", d.stack_label() + " / " + d.library_label());
             t.count("No. MPI processes", static_cast<std::uint64_t>(nprocs));
             t.line("Memory pattern", memory_note(cfg));
             if (w.json.contains("memory_struct"))
@@ -144,7 +127,7 @@ int vpic_main(int argc, char** argv) {
             for (auto d : g.shape) shape += (shape.empty() ? "" : " x ") + with_commas(d);
             t.line(fpp ? "Dataset shape (rank 0's file)" : "Dataset shape", shape);
             t.count("Time steps", static_cast<std::uint64_t>(cfg.timesteps));
-            t.line("Collective data / metadata", std::string(bcfg.collective ? "YES" : "NO") + " / " +
+            t.line("Collective data / metadata", std::string(d.config().collective ? "YES" : "NO") + " / " +
                                                      (cfg.collective_metadata ? "YES" : "NO"));
             if (cfg.compress)
                 t.line("Compression", "deflate level " + std::to_string(cfg.deflate_level) + ", chunk " +
@@ -170,8 +153,8 @@ int vpic_main(int argc, char** argv) {
                 if (rank == 0)
                     write_csv(cfg.csv_file, m, cfg, {{"mem pattern", name(cfg.mem)}, {"file pattern", name(cfg.file)}});
             });
-        result.write(world, cli.common.json, w.hints);
-        if (w.hints != MPI_INFO_NULL) MPI_Info_free(&w.hints);
+        d.record(w, {{"role", "particles"}});
+        d.finish();
     });
 }
 

@@ -6,6 +6,7 @@
 #include <map>
 #include <thread>
 
+#include "core/collective.hpp"
 #include "core/error.hpp"
 
 extern char** environ;
@@ -51,8 +52,6 @@ std::string key_help(const std::string& k) {
     return it == h.end() ? "" : it->second;
 }
 
-bool is_hdf5(const std::string& backend) { return backend == "hdf5" || backend == "hdf5_md"; }
-
 double get(const nlohmann::json& j, std::initializer_list<const char*> path) {
     const nlohmann::json* p = &j;
     for (const char* k : path) {
@@ -65,7 +64,6 @@ double get(const nlohmann::json& j, std::initializer_list<const char*> path) {
 }  // namespace
 
 void Cli::add_to(CLI::App& app, bool reading) {
-    common.add_to(app, "hdf5");
     app.add_option("files", positional,
                    reading ? "h5bench_read form: CONFIG_FILE FILE (KEY=VALUE configuration, file to read)"
                            : "h5bench_write form: CONFIG_FILE FILE (KEY=VALUE configuration, file to write); "
@@ -109,34 +107,24 @@ void Cli::resolve(bool reading, const std::string& default_path) {
     else cfg.validate_write();
 }
 
-BackendConfig make_backend_config(const Cli& cli, int nprocs) {
-    const Config& c = cli.cfg;
-    const std::string& be = cli.common.backend;
-    const bool h5 = is_hdf5(be);
-    auto refuse = [&](const std::string& what, const std::string& why) {
-        throw Error(what + " is not available with backend '" + be + "': " + why,
-                    "use -a hdf5 (or hdf5_md), or drop " + what);
-    };
-    if (!h5) {
-        if (c.file == FilePattern::Interleaved)
-            refuse("FILE_PATTERN=INTERLEAVED", "it stores a compound (struct) dataset, which only HDF5 has");
-        if (c.compress) refuse("COMPRESS=YES", "chunked deflate storage is implemented by the HDF5 backends only");
-        if (c.align) refuse("ALIGN=YES", "it sets HDF5's object alignment (H5Pset_alignment)");
-        if (c.async) refuse("MODE=ASYNC", "it uses HDF5's asynchronous VOL connector");
-        if (c.subfiling) refuse("SUBFILING=YES", "it uses HDF5's subfiling VFD");
-    }
-    BackendConfig cfg = cli.common.backend_config();
-    cfg.collective = c.collective_data && !cli.common.independent;
-    if (c.compress && !cfg.collective && nprocs > 1 && !c.file_per_proc)
-        throw Error("COMPRESS=YES with independent data access on " + std::to_string(nprocs) + " ranks",
-                    "parallel HDF5 writes compressed datasets collectively only: set COLLECTIVE_DATA=YES");
-    if (h5) {
-        if (!cfg.params.count("hdf5.collective_metadata"))
-            cfg.params["hdf5.collective_metadata"] = c.collective_metadata ? "1" : "0";
-        if (c.subfiling) cfg.params["hdf5.subfiling"] = "1";
-        if (c.async) cfg.params["hdf5.async"] = "1";
-    }
-    return cfg;
+void configure_stack(Driver& d, const Config& c) {
+    const Capabilities& caps = d.library().caps;
+    if (c.file == FilePattern::Interleaved)
+        d.require(caps.compound_files, "FILE_PATTERN=INTERLEAVED (a compound dataset of particles)", "compound files");
+    if (c.compress) d.require(caps.chunking, "COMPRESS=YES", "chunking");
+    if (c.align) d.require(caps.alignment && d.has_param("hdf5.libver"), "ALIGN=YES (H5Pset_alignment)", "alignment");
+    if (c.async) d.require(d.has_param("hdf5.async"), "MODE=ASYNC (HDF5's asynchronous VOL connector)", "hdf5.async");
+    if (c.subfiling) d.require(d.has_param("hdf5.subfiling"), "SUBFILING=YES (HDF5's subfiling VFD)", "hdf5.subfiling");
+    const bool collective = c.collective_data && !d.options().independent;
+    collective_step(d.comm(), [&] {
+        if (c.compress && !collective && d.size() > 1 && !c.file_per_proc)
+            throw Error("COMPRESS=YES with independent data access on " + std::to_string(d.size()) + " ranks",
+                        "parallel HDF5 writes compressed datasets collectively only: set COLLECTIVE_DATA=YES");
+    });
+    d.set_collective(c.collective_data);
+    d.default_param("hdf5.collective_metadata", c.collective_metadata ? "1" : "0");
+    if (c.subfiling) d.default_param("hdf5.subfiling", "1");
+    if (c.async) d.default_param("hdf5.async", "1");
 }
 
 double Metrics::raw_rate() const { return raw > 0 ? bytes / MiB / raw : 0.0; }

@@ -10,8 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/backend.hpp"
-#include "core/common_options.hpp"
+#include "driver/driver.hpp"
 #include "core/report.hpp"
 #include "kernels/vpic/vpic_config.hpp"
 
@@ -19,7 +18,6 @@ namespace iok::vpic {
 
 struct Cli {
     Config cfg;
-    CommonOptions common;
     std::vector<std::string> positional;  // h5bench form: CONFIG_FILE FILE
     std::string path;                     // -o (vpic) / -i (bdcats)
     std::string csv;                      // --csv (same as CSV_FILE)
@@ -34,10 +32,10 @@ struct Cli {
     bool reference_form() const { return !positional.empty(); }
 };
 
-// Backend settings for this configuration; refuses what the backend cannot
-// do (compound file layout, compression, alignment, async, subfiling on
-// non-HDF5 backends) with a clear message.  Throws iok::Error.
-BackendConfig make_backend_config(const Cli& cli, int nprocs);
+// Hands this configuration's library settings to the driver and refuses
+// what the chosen backend cannot do (compound file layout, compression,
+// alignment, async, subfiling) with a clear message on every rank.
+void configure_stack(Driver& d, const Config& c);
 
 // h5bench's figures, reduced over ranks (time: slowest rank; bytes: sum).
 struct Metrics {

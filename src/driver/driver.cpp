@@ -1,0 +1,253 @@
+#include "driver/driver.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <map>
+
+#include "backends/io_stack.hpp"
+#include "core/collective.hpp"
+#include "core/command_line.hpp"
+#include "core/error.hpp"
+#include "core/result_csv.hpp"
+
+namespace iok {
+
+namespace {
+
+std::string names(const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+    return s;
+}
+
+std::vector<std::string> backend_names() {
+    std::vector<std::string> v;
+    for (const auto& b : registered_backends()) v.push_back(b.name);
+    return v;
+}
+
+std::vector<std::string> strategy_names() {
+    std::vector<std::string> v;
+    for (const auto& s : registered_strategies()) v.push_back(s.name);
+    return v;
+}
+
+// Adds an option unless the kernel already has one of its names.
+bool free_name(CLI::App& app, const std::string& name) { return app.get_option_no_throw(name) == nullptr; }
+
+}  // namespace
+
+Driver::Driver(const char* kernel, MPI_Comm comm, CLI::App& app, int argc, char** argv, DriverDefaults d)
+    : kernel_(kernel), comm_(comm), app_(app), argc_(argc), argv_(argv), result_(kernel, argv_vector(argc, argv)) {
+    MPI_Comm_rank(comm, &rank_);
+    MPI_Comm_size(comm, &size_);
+    opt_.backend = d.backend;
+    opt_.verify = d.verify;
+    auto* g = app.add_option_group("I/O stack and run control (common to every kernel)");
+    if (free_name(app, "-a")) g->add_option("-a,--api", opt_.backend, "I/O library (backend): " + names(backend_names()))->capture_default_str();
+    if (free_name(app, "-x"))
+        g->add_option("-x,--strategy", opt_.strategy,
+                      "request strategy: " + names(strategy_names()) + " (iokernels backends describes them)")
+            ->capture_default_str();
+    if (free_name(app, "-g"))
+        g->add_option("-g,--subfiles", opt_.subfiles, "blob/log: number of subfiles (0 = one per node)")
+            ->capture_default_str()->check(CLI::NonNegativeNumber);
+    if (free_name(app, "--param"))
+        g->add_option("--param", opt_.params,
+                  "backend or strategy setting KEY=VALUE, repeatable (e.g. pnetcdf.api=vard, "
+                  "adios.NumAggregators=2, rearrange.aggregators=2; iokernels backends lists every key)");
+    if (free_name(app, "--hint"))
+        g->add_option("--hint", opt_.hints, "MPI-IO hint KEY=VALUE, repeatable (e.g. cb_nodes=2)");
+    if (free_name(app, "--independent"))
+        g->add_flag("--independent", opt_.independent, "independent instead of collective data access")->capture_default_str();
+    if (free_name(app, "-k")) g->add_flag("-k,--keep", opt_.keep, "keep the output files when the program exits")->capture_default_str();
+    if (free_name(app, "--overwrite"))
+        g->add_flag("--overwrite", opt_.overwrite, "replace existing output files this run did not create")->capture_default_str();
+    if (d.verify_option && free_name(app, "--verify"))
+        g->add_flag("--verify,!--no-verify", opt_.verify, "read every written file back and verify every element")
+            ->capture_default_str();
+    if (free_name(app, "--json")) g->add_option("--json", opt_.json, "write the result (with manifest) as JSON to FILE");
+    if (free_name(app, "--csv")) g->add_option("--csv", opt_.csv, "write one CSV row per file of the result to FILE");
+    if (free_name(app, "-q")) g->add_flag("-q,--quiet", opt_.quiet, "print only the final report")->capture_default_str();
+    if (free_name(app, "-v")) g->add_flag("-v,--verbose", opt_.verbose, "print progress details")->capture_default_str();
+}
+
+Driver::~Driver() {
+    if (cfg_.hints != MPI_INFO_NULL) MPI_Info_free(&cfg_.hints);
+    if (hints_in_effect_ != MPI_INFO_NULL) MPI_Info_free(&hints_in_effect_);
+}
+
+bool Driver::parse(const std::function<void()>& validate) {
+    int code = 0;
+    bool done = false;
+    collective_step(comm_, [&] {
+        done = parse_command_line(app_, argc_, argv_, comm_, &code);
+        if (done) return;
+        if (validate) validate();
+        // Names and keys are checked before any file is touched.
+        std::map<std::string, std::string> given;
+        for (const auto& p : opt_.params) given.insert(split_key_value(p, "--param"));
+        for (const auto& h : opt_.hints) split_key_value(h, "--hint");
+        validated_params(opt_.backend, opt_.strategy, given);
+    });
+    if (done) return false;
+    outputs_ = std::make_unique<OutputFiles>(comm_, opt_.keep, opt_.overwrite);
+    return true;
+}
+
+void Driver::default_param(const std::string& key, const std::string& value) {
+    default_params_.emplace_back(key, value);
+    config_built_ = false;
+}
+
+void Driver::default_hint(const std::string& key, const std::string& value) {
+    default_hints_.emplace_back(key, value);
+    config_built_ = false;
+}
+
+const BackendInfo& Driver::library() const { return backend_info(opt_.backend); }
+const StrategyInfo& Driver::strategy() const { return strategy_info(opt_.strategy); }
+
+std::string Driver::writing_library() const {
+    const std::string& w = strategy().writes_with;
+    return w.empty() ? opt_.backend : w;
+}
+
+std::string Driver::stack_label() const {
+    if (!strategy().writes_with.empty())
+        return strategy().writes_with + " (" + opt_.strategy + " layout; -a " + opt_.backend + " is " + opt_.strategy +
+               "_replay's target)";
+    return opt_.strategy == "canonical" ? opt_.backend : opt_.backend + " + " + opt_.strategy;
+}
+
+std::string Driver::library_label() const {
+    const BackendInfo& b = backend_info(writing_library());
+    return b.library_version ? b.library_version() : b.name;
+}
+
+std::string Driver::extension() const { return library().extension; }
+
+void Driver::build_config() {
+    if (cfg_.hints != MPI_INFO_NULL) MPI_Info_free(&cfg_.hints);
+    cfg_ = BackendConfig{};
+    cfg_.collective = collective_ && !opt_.independent;
+    cfg_.fill = fill_;
+    // Kernel defaults first (only those this stack has), then the user's.
+    std::map<std::string, std::string> merged;
+    for (const auto& [k, v] : default_params_)
+        if (has_param(k)) merged[k] = v;
+    if (opt_.subfiles > 0 && has_param(opt_.strategy + ".subfiles"))
+        merged[opt_.strategy + ".subfiles"] = std::to_string(opt_.subfiles);
+    for (const auto& p : opt_.params) {
+        auto kv = split_key_value(p, "--param");
+        merged[kv.first] = kv.second;
+    }
+    cfg_.params = validated_params(opt_.backend, opt_.strategy, merged);
+    MPI_Info_create(&cfg_.hints);
+    for (const auto& h : opt_.hints) {
+        auto [k, v] = split_key_value(h, "--hint");
+        MPI_Info_set(cfg_.hints, k.c_str(), v.c_str());
+    }
+    for (const auto& [k, v] : default_hints_) set_default_hint(cfg_.hints, k, v);
+    config_built_ = true;
+}
+
+const BackendConfig& Driver::config() {
+    if (!config_built_) collective_step(comm_, [&] { build_config(); });
+    return cfg_;
+}
+
+void Driver::require(bool have, const std::string& what, const std::string& capability) {
+    collective_step(comm_, [&] {
+        if (have) return;
+        // Name the backends that have it (a capability flag or an option key).
+        std::string with;
+        for (const auto& b : registered_backends()) {
+            const Capabilities& c = b.caps;
+            bool ok = capability == "compound files" ? c.compound_files
+                      : capability == "chunking"     ? c.chunking
+                      : capability == "alignment"    ? c.alignment
+                      : capability == "struct memory" ? c.struct_memory
+                                                      : false;
+            for (const auto& o : b.options) ok = ok || o.key == capability;
+            if (ok) with += (with.empty() ? "" : ", ") + b.name;
+        }
+        throw Unsupported(what + " needs " + capability + ", which backend " + opt_.backend + " does not have",
+                    with.empty() ? "drop " + what : "use -a " + with + ", or drop " + what);
+    });
+}
+
+bool Driver::has_param(const std::string& key) const {
+    for (const auto& o : library().options)
+        if (o.key == key) return true;
+    for (const auto& o : strategy().options)
+        if (o.key == key) return true;
+    return false;
+}
+
+void Driver::check(bool ok, const std::string& what, const std::string& hint) {
+    collective_step(comm_, [&] {
+        if (!ok) throw Error(what, hint);
+    });
+}
+
+std::unique_ptr<Backend> Driver::make_stack() {
+    const BackendConfig& cfg = config();
+    std::unique_ptr<Backend> be;
+    collective_step(comm_, [&] { be = make_io_stack(opt_.backend, opt_.strategy, cfg); });
+    return be;
+}
+
+OutputFiles& Driver::outputs() {
+    if (!outputs_) throw Error("internal: Driver::outputs() before parse()");
+    return *outputs_;
+}
+
+RunOptions Driver::run_options() const {
+    RunOptions r;
+    r.fill_mode = fill_;
+    r.progress = !opt_.quiet;
+    return r;
+}
+
+void Driver::record(FileOutcome& out, const nlohmann::json& extra) {
+    if (rank_ == 0) {
+        nlohmann::json j = out.json;
+        j["strategy"] = opt_.strategy;
+        for (auto it = extra.begin(); it != extra.end(); ++it) j[it.key()] = it.value();
+        result_.add_file(j);
+    }
+    if (out.mismatches && first_mismatch_.empty()) first_mismatch_ = out.first_mismatch;
+    mismatches_ += out.mismatches;
+    if (hints_in_effect_ == MPI_INFO_NULL) hints_in_effect_ = out.hints;
+    else if (out.hints != MPI_INFO_NULL) MPI_Info_free(&out.hints);
+    out.hints = MPI_INFO_NULL;
+}
+
+void Driver::finish(const std::string& mismatch_hint) {
+    const BackendConfig& cfg = config();
+    if (rank_ == 0) {
+        nlohmann::json& p = result_.params();
+        p["backend"] = writing_library();
+        p["strategy"] = opt_.strategy;
+        if (writing_library() != opt_.backend) p["requested_backend"] = opt_.backend;
+        p["library"] = library_label();
+        p["collective"] = cfg.collective;
+        p["backend_params"] = cfg.params;
+        result_.summary()["verification_mismatches"] = mismatches_;
+    }
+    result_.write(comm_, opt_.json, hints_in_effect_);
+    if (!opt_.csv.empty())
+        collective_step(comm_, [&] {
+            if (rank_ == 0) write_result_csv(opt_.csv, kernel_, result_.params(), result_.files(), size_);
+        });
+    collective_step(comm_, [&] {
+        if (mismatches_)
+            throw Error("verification failed: " + std::to_string(mismatches_) + " element(s) differ; first: " +
+                            first_mismatch_,
+                        mismatch_hint);
+    });
+}
+
+}  // namespace iok
