@@ -56,9 +56,10 @@ Driver::Driver(const char* kernel, MPI_Comm comm, CLI::App& app, int argc, char*
     if (free_name(app, "--param"))
         g->add_option("--param", opt_.params,
                   "backend or strategy setting KEY=VALUE, repeatable (e.g. pnetcdf.api=vard, "
-                  "adios.NumAggregators=2, rearrange.aggregators=2; iokernels backends lists every key)");
+                  "adios.NumAggregators=2, rearrange.aggregators=2; iokernels backends lists every key)")
+            ->allow_extra_args(false);  // one KEY=VALUE per --param: a positional after it stays positional
     if (free_name(app, "--hint"))
-        g->add_option("--hint", opt_.hints, "MPI-IO hint KEY=VALUE, repeatable (e.g. cb_nodes=2)");
+        g->add_option("--hint", opt_.hints, "MPI-IO hint KEY=VALUE, repeatable (e.g. cb_nodes=2)")->allow_extra_args(false);
     if (free_name(app, "--independent"))
         g->add_flag("--independent", opt_.independent, "independent instead of collective data access")->capture_default_str();
     if (free_name(app, "-k")) g->add_flag("-k,--keep", opt_.keep, "keep the output files when the program exits")->capture_default_str();
@@ -218,7 +219,7 @@ void Driver::record(FileOutcome& out, const nlohmann::json& extra) {
         for (auto it = extra.begin(); it != extra.end(); ++it) j[it.key()] = it.value();
         result_.add_file(j);
     }
-    if (out.mismatches && first_mismatch_.empty()) first_mismatch_ = out.first_mismatch;
+    if (out.mismatches && first_mismatch_.empty()) first_mismatch_ = out.metrics.path + ": " + out.first_mismatch;
     mismatches_ += out.mismatches;
     if (hints_in_effect_ == MPI_INFO_NULL) hints_in_effect_ = out.hints;
     else if (out.hints != MPI_INFO_NULL) MPI_Info_free(&out.hints);
@@ -244,7 +245,7 @@ void Driver::finish(const std::string& mismatch_hint) {
         });
     collective_step(comm_, [&] {
         if (mismatches_)
-            throw Error("verification failed: " + std::to_string(mismatches_) + " element(s) differ; first: " +
+            throw Error("verification failed: " + std::to_string(mismatches_) + " element(s) differ; first: in " +
                             first_mismatch_,
                         mismatch_hint);
     });

@@ -87,10 +87,6 @@ std::uint64_t on_disk_bytes(const std::string& path) {
     return ec ? 0 : n;
 }
 
-nlohmann::json stat_json(const Stat& s) {
-    return {{"min", s.min}, {"max", s.max}, {"mean", s.mean}};
-}
-
 class FileRun {
 public:
     FileRun(MPI_Comm comm, Backend& be, const RunOptions& opt, const FilePlan& plan, bool writing)
@@ -395,91 +391,60 @@ void FileRun::report(const std::string& path, FileOutcome& out) {
     // Everyone learns the first failing rank's mismatch (for the exit message).
     std::uint64_t total_bad = 0;
     MPI_Allreduce(&mismatches_, &total_bad, 1, MPI_UINT64_T, MPI_SUM, comm_);
-    out.mismatches = total_bad;
+    std::string first;
     if (total_bad) {
-        int mine = mismatches_ ? rank_ : size_, first = size_;
-        MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm_);
+        int mine = mismatches_ ? rank_ : size_, first_rank = size_;
+        MPI_Allreduce(&mine, &first_rank, 1, MPI_INT, MPI_MIN, comm_);
         int len = static_cast<int>(first_mismatch_.size());
-        MPI_Bcast(&len, 1, MPI_INT, first, comm_);
-        std::string msg = first_mismatch_;
-        msg.resize(static_cast<std::size_t>(len));
-        MPI_Bcast(msg.data(), len, MPI_CHAR, first, comm_);
-        out.first_mismatch = msg + " on rank " + std::to_string(first);
+        MPI_Bcast(&len, 1, MPI_INT, first_rank, comm_);
+        first = first_mismatch_;
+        first.resize(static_cast<std::size_t>(len));
+        MPI_Bcast(first.data(), len, MPI_CHAR, first_rank, comm_);
+        first += " on rank " + std::to_string(first_rank);
     }
+
+    FileMetrics& m = out.metrics;
+    if (rank_ == 0) {
+        const FileSpec& spec = plan_.spec;
+        m.writing = writing_;
+        m.label = spec.label;
+        m.path = path;
+        m.backend = be_.name();
+        m.library = be_.library();
+        m.variables = spec.vars.size();
+        m.attributes = spec.attribute_count();
+        m.records = plan_.nrecords;
+        m.flushes = flushes_;
+        m.requests = red[0];
+        m.bytes = red[1];
+        m.seconds[static_cast<std::size_t>(Phase::EndToEnd)] = red[2];
+        m.ran[static_cast<std::size_t>(Phase::EndToEnd)] = true;
+        m.data_seconds = red[3].max;
+        m.rss_peak = red[4];
+        m.library_hwm = red[5];
+        m.calls = red[7];
+        for (const auto& ph : phases)
+            for (int k = 0; k < kPhases; ++k)
+                if (ph.phase == phase_name(static_cast<Phase>(k))) {
+                    m.seconds[static_cast<std::size_t>(k)] = ph.seconds;
+                    m.ran[static_cast<std::size_t>(k)] = true;
+                }
+        m.bytes_on_disk = on_disk_bytes(path);
+        if (!plan_.memory_struct.empty()) {
+            m.struct_fields = plan_.memory_struct.size();
+            m.struct_bytes = plan_.struct_size();
+            m.struct_native = struct_native_;
+            m.struct_packed = struct_packed_;
+        }
+    }
+    m.mismatches = total_bad;
+    m.first_mismatch = first;
+    m.broadcast(comm_);
+    out.mismatches = total_bad;
+    out.first_mismatch = first;
     if (rank_ != 0) return;
-
-    const FileSpec& spec = plan_.spec;
-    const double total_bytes = red[1].sum;
-    const double e2e = red[2].max, data_time = red[3].max;
-    const std::uint64_t disk = on_disk_bytes(path);
-    nlohmann::json j;
-    j["label"] = spec.label;
-    j["path"] = path;
-    j["mode"] = writing_ ? "write" : "read";
-    j["backend"] = be_.name();
-    j["library"] = be_.library();
-    j["variables"] = spec.vars.size();
-    j["attributes"] = spec.attribute_count();
-    j["records"] = plan_.nrecords;
-    j["flushes"] = flushes_;
-    j["requests"] = {{"total", red[0].sum}, {"max", red[0].max}, {"min", red[0].min}};
-    j["calls_per_rank"] = {{"max", red[7].max}, {"min", red[7].min}};
-    j["bytes"] = {{"total", total_bytes}, {"max", red[1].max}, {"min", red[1].min}};
-    j["bytes_on_disk"] = disk;
-    j["overhead_bytes"] = writing_ && disk > total_bytes ? disk - total_bytes : 0.0;
-    nlohmann::json ph = nlohmann::json::object();
-    for (const auto& p : phases) ph[p.phase] = stat_json(p.seconds);
-    ph["end_to_end"] = stat_json(red[2]);
-    j["seconds"] = ph;
-    j["bandwidth_mib_s"] = {{"data_only", data_time > 0 ? total_bytes / MiB / data_time : 0.0},
-                            {"open_to_close", e2e > 0 ? total_bytes / MiB / e2e : 0.0}};
-    j["memory_bytes"] = {{"rss_peak", stat_json(red[4])}, {"library_hwm", stat_json(red[5])}};
-    std::string layout = "a packed buffer per variable";
-    if (!plan_.memory_struct.empty()) {
-        layout = "array of structs (" + std::to_string(plan_.memory_struct.size()) + " fields, " +
-                 std::to_string(plan_.struct_size()) + " B): " +
-                 (struct_packed_ ? "packed per field here (the backend cannot describe it)"
-                                 : "handed to the library as is");
-        j["memory_struct"] = {{"fields", plan_.memory_struct.size()},
-                              {"bytes", plan_.struct_size()},
-                              {"requests_native", struct_native_},
-                              {"requests_packed", struct_packed_}};
-    }
-    if (!writing_) j["verify"] = {{"mismatches", total_bad}, {"first", out.first_mismatch}};
-    out.json = j;
-
-    TextReport& t = out.text;
-    t.section(std::string(writing_ ? "write " : "read ") + spec.label + ": " + path);
-    t.line("Backend / library", be_.name() + " / " + be_.library());
-    t.count("Variables", spec.vars.size());
-    t.count("Attributes", spec.attribute_count());
-    t.count("Records", static_cast<std::uint64_t>(plan_.nrecords));
-    t.count("Flushes", flushes_);
-    t.line("Requests total / max / min",
-           with_commas(static_cast<std::uint64_t>(red[0].sum)) + " / " +
-               with_commas(static_cast<std::uint64_t>(red[0].max)) + " / " +
-               with_commas(static_cast<std::uint64_t>(red[0].min)));
-    t.line(std::string(writing_ ? "Write" : "Read") + " amount total", format_bytes(total_bytes));
-    t.line("Amount per rank max / min", format_bytes(red[1].max) + " / " + format_bytes(red[1].min));
-    if (writing_) t.line("Bytes on disk (overhead)", with_commas(disk) + " (" +
-                         with_commas(disk > total_bytes ? static_cast<std::uint64_t>(disk - total_bytes) : 0) + ")");
-    for (const auto& p : phases) {
-        char v[96];
-        std::snprintf(v, sizeof v, "%.4f / %.4f s", p.seconds.min, p.seconds.max);
-        t.line("Time " + p.phase + " min / max", v);
-    }
-    char v[96];
-    std::snprintf(v, sizeof v, "%.4f / %.4f s", red[2].min, red[2].max);
-    t.line("Time end-to-end min / max", v);
-    t.line("Bandwidth (data only)", data_time > 0 ? total_bytes / MiB / data_time : 0.0, "MiB/s");
-    t.line("Bandwidth (open-to-close)", e2e > 0 ? total_bytes / MiB / e2e : 0.0, "MiB/s");
-    t.line("User memory layout", layout);
-    t.line("Memory peak RSS max / min", format_bytes(red[4].max) + " / " + format_bytes(red[4].min));
-    if (red[5].max > 0) t.line("Library memory high-water max", format_bytes(red[5].max));
-    if (!writing_)
-        t.line("Verification", total_bad ? "FAILED: " + std::to_string(total_bad) + " element(s); first: " +
-                                               out.first_mismatch
-                                         : std::string("passed (every element read matches the pattern)"));
+    out.json = to_json(m);
+    out.text = to_text(m);
 }
 
 }  // namespace

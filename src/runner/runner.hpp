@@ -12,6 +12,7 @@
 #include "backends/backend.hpp"
 #include "core/report.hpp"
 #include "model/plan.hpp"
+#include "runner/file_metrics.hpp"
 
 namespace iok {
 
@@ -23,8 +24,9 @@ struct RunOptions {
 };
 
 struct FileOutcome {
-    nlohmann::json json;      // rank 0: the file's result
-    TextReport text;          // rank 0: aligned report lines
+    FileMetrics metrics;      // all ranks: what was measured (typed)
+    nlohmann::json json;      // rank 0: to_json(metrics), the result's `files` entry
+    TextReport text;          // rank 0: to_text(metrics), aligned report lines
     std::uint64_t mismatches = 0;   // all ranks: elements that failed verification
     std::string first_mismatch;     // all ranks: description of the first one
     MPI_Info hints = MPI_INFO_NULL; // hints in effect (caller frees), from the write/read

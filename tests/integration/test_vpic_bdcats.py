@@ -197,7 +197,7 @@ def test_corrupted_value_fails_verification(tmp_path, mem, layout):
             rec["py"] = rec["py"] + 1.0
             d[200] = rec
     p = iok(4, "bdcats", cfg, out, check=False)
-    assert_all_ranks_fail(p, "failed verification", "variable py, record 1, element 200")
+    assert_all_ranks_fail(p, "verification failed", "1 element(s) differ", "variable py, record 1, element 200")
 
 
 # 2-D read patterns on a 4-writer 2-D file: 4 x 6 = 24 rows, 16 columns.
@@ -301,7 +301,8 @@ def test_other_libraries(tmp_path):
         # the compound layout needs HDF5: refused, not silently flattened
         icfg = case_cfg(tmp_path, "CONTIG", "INTERLEAVED", 1)
         p = iok(1, "vpic", icfg, tmp_path / f"i_{be}{ext}", "-a", be, check=False)
-        assert_all_ranks_fail(p, "FILE_PATTERN=INTERLEAVED is not available with backend")
+        assert p.returncode == 2  # not expressible on this library (Unsupported), not a failure
+        assert_all_ranks_fail(p, "FILE_PATTERN=INTERLEAVED", "needs compound files, which backend")
 
 
 def test_named_options_form(tmp_path):

@@ -87,7 +87,9 @@ void run(int argc, char** argv, MPI_Comm comm) {
         if (exists_on_rank0(comm, paths[0])) {
             FileOutcome r = runner.read(checkpoint_plan(grid, rank, 0), paths[0]);
             collective_step(comm, [&] {
-                if (r.mismatches) throw Error("restart file " + paths[0] + " failed verification: " + r.first_mismatch, mismatch_hint);
+                if (r.mismatches) throw Error("restart file " + paths[0] + " failed verification: " + std::to_string(r.mismatches) +
+                                                  " element(s) differ; first: " + r.first_mismatch,
+                                              mismatch_hint);
             });
             restart_read = true;
             restart_note = "True (read and verified " + paths[0] + ")";
