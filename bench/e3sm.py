@@ -19,7 +19,7 @@ from benchlib import Bench, bench_arguments, main_guard, paths
 # (label, backend, strategy, extra kernel arguments) of the cross-library table.
 LIBRARIES = [
     ("pnetcdf canonical", "pnetcdf", "canonical", []),
-    ("pnetcdf vard", "pnetcdf", "canonical", ["--param", "api=vard"]),
+    ("pnetcdf vard", "pnetcdf", "canonical", ["--param", "pnetcdf.api=vard"]),
     ("hdf5 canonical", "hdf5", "canonical", []),
     ("hdf5 rearrange", "hdf5", "rearrange", []),
     ("hdf5_md canonical", "hdf5_md", "canonical", []),
