@@ -14,7 +14,6 @@
 // index, so the decomposition map is not needed.
 #include <mpi.h>
 
-#include <CLI/CLI.hpp>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -24,10 +23,8 @@
 #include "backends/backend.hpp"
 #include "backends/strategy_blob_layout.hpp"
 #include "core/collective.hpp"
-#include "driver/driver.hpp"
-#include "core/output_files.hpp"
 #include "core/report.hpp"
-#include "core/stats.hpp"
+#include "driver/canonical_rebuild.hpp"
 
 namespace {
 
@@ -51,35 +48,16 @@ std::shared_ptr<Selection> slice(std::uint64_t length, std::int64_t start, std::
 }
 
 void replay(int argc, char** argv, MPI_Comm comm) {
-    int rank = 0, nprocs = 1;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &nprocs);
-    CLI::App app{"Rebuild the canonical file from a blob output (iokernels -x blob), with any number of processes.",
-                 "blob_replay"};
-    std::string input, output;
-    app.add_option("input", input, "the blob output directory (holds blob.json and subfile_*)")->required();
-    app.add_option("-o,--output", output,
-                   "canonical file to write (default: the input path with _canonical inserted)");
-    // The rebuilt file goes through any I/O stack (-a, -x, --param, --hint).
-    Driver d(app.get_name().c_str(), comm, app, argc, argv);
-    if (!d.parse()) return;
-    const CommonOptions& common = d.options();
-    while (input.size() > 1 && input.back() == '/') input.pop_back();
-    if (output.empty()) output = insert_suffix(input, "canonical");
-
-    MPI_Barrier(comm);
-    const double t0 = MPI_Wtime();
+    CanonicalRebuild rb("blob", "the blob output directory (holds blob.json and subfile_*)", comm, argc, argv);
+    if (!rb.parse()) return;
+    const std::string& input = rb.input();
     const BlobIndex x = read_blob_index(input, comm);
-    OutputFiles files(comm, true, common.overwrite);  // the product is kept
-    files.claim(output);
 
     // My share of the writer processes, in subfile order.
     std::vector<std::pair<std::size_t, std::size_t>> all;
     for (std::size_t k = 0; k < x.subfiles.size(); ++k)
         for (std::size_t i = 0; i < x.subfiles[k].ranks.size(); ++i) all.push_back({k, i});
-    const std::size_t W = all.size();
-    const std::size_t lo = W * static_cast<std::size_t>(rank) / static_cast<std::size_t>(nprocs);
-    const std::size_t hi = W * static_cast<std::size_t>(rank + 1) / static_cast<std::size_t>(nprocs);
+    const auto [lo, hi] = rb.share(all.size());
 
     // Open the subfiles I need, on my own, and read my writers' blocks.
     BackendConfig in_cfg;
@@ -154,64 +132,26 @@ void replay(int argc, char** argv, MPI_Comm comm) {
         }
     });
 
-    std::unique_ptr<Backend> out = d.make_stack();
-    collective_step(comm, [&] {
-        FileSpec spec = x.spec;
-        spec.path = output;
-        out->create(output, spec, comm);
-        out->define(spec);
-    });
-
-    // One pass per flush group: the fixed-size variables, then each record.
-    std::uint64_t bytes = 0;
-    auto pass = [&](bool records, std::int64_t rec) {
-        std::vector<std::vector<unsigned char>> bufs;
-        std::vector<int> vars;
-        for (std::size_t v = 0; v < x.spec.vars.size(); ++v) {
-            if (x.spec.vars[v].is_record(x.spec) != records) continue;
-            const std::size_t esz = dtype_size(x.spec.vars[v].type);
-            bufs.emplace_back(elems[v] * esz + 1);
-            vars.push_back(static_cast<int>(v));
-            std::size_t at = 0;
-            for (const Writer& w : writers) {
-                if (!w.slice[v]) continue;
-                Reader& r = readers.at(w.subfile);
-                r.be->get(r.layout.var_index[v], *w.slice[v], rec, bufs.back().data() + at);
-                at += w.slice[v]->elements() * esz;
-            }
+    // Per variable: my writers' contiguous data, read from their subfiles
+    // (posted; the readers' flush completes them before the puts).
+    auto fill = [&](int var, std::int64_t rec, std::vector<unsigned char>& buf) -> const Selection& {
+        const auto v = static_cast<std::size_t>(var);
+        const std::size_t esz = dtype_size(x.spec.vars[v].type);
+        buf.resize(elems[v] * esz + 1);
+        std::size_t at = 0;
+        for (const Writer& w : writers) {
+            if (!w.slice[v]) continue;
+            Reader& r = readers.at(w.subfile);
+            r.be->get(r.layout.var_index[v], *w.slice[v], rec, buf.data() + at);
+            at += w.slice[v]->elements() * esz;
         }
-        for (auto& kv : readers) kv.second.be->flush();
-        for (std::size_t i = 0; i < vars.size(); ++i) {
-            const auto v = static_cast<std::size_t>(vars[i]);
-            out->put(vars[i], *sel[v], rec, bufs[i].data());
-            bytes += elems[v] * dtype_size(x.spec.vars[v].type);
-        }
-        out->flush();
+        return *sel[v];
     };
-    collective_step(comm, [&] { pass(false, 0); });
-    for (std::int64_t r = 0; r < x.nrecords; ++r) collective_step(comm, [&] { pass(true, r); });
-    collective_step(comm, [&] {
-        for (auto& kv : readers) kv.second.be->close();
-        out->close();
-    });
-    const double t = MPI_Wtime() - t0;
-    auto st = reduce_over_ranks(comm, {t, static_cast<double>(bytes)});
-    if (rank == 0 && !common.quiet) {
-        TextReport rep;
-        rep.section("blob_replay");
-        rep.line("Input (blob output)", input);
-        rep.line("Subfile library", x.library);
-        rep.count("Writer processes", static_cast<std::uint64_t>(x.writers));
-        rep.count("Subfiles", static_cast<std::uint64_t>(x.subfiles.size()));
-        rep.count("Replay processes", static_cast<std::uint64_t>(nprocs));
-        rep.count("Records", static_cast<std::uint64_t>(x.nrecords));
-        rep.line("Output (canonical)", output);
-        rep.line("Output API", out->name() + " (" + out->library() + ")");
-        rep.line("Data amount", format_bytes(st[1].sum));
-        rep.line("Time (max)", st[0].max, "s");
-        rep.line("Bandwidth", st[0].max > 0 ? st[1].sum / MiB / st[0].max : 0.0, "MiB/s");
-        rep.print();
-    }
+    rb.write(x.spec, x.nrecords, fill, [&] { for (auto& kv : readers) kv.second.be->flush(); },
+             [&] { for (auto& kv : readers) kv.second.be->close(); });
+    rb.report({{"Subfile library", x.library},
+               {"Writer processes", with_commas(static_cast<std::uint64_t>(x.writers))},
+               {"Subfiles", with_commas(static_cast<std::uint64_t>(x.subfiles.size()))}});
 }
 
 }  // namespace

@@ -10,7 +10,6 @@
 // Backend interface (one put per variable, one flush per group).
 #include <mpi.h>
 
-#include <CLI/CLI.hpp>
 #include <map>
 #include <memory>
 #include <string>
@@ -20,10 +19,8 @@
 #include "backends/strategy_blob_layout.hpp"
 #include "backends/strategy_log_layout.hpp"
 #include "core/collective.hpp"
-#include "driver/driver.hpp"
-#include "core/output_files.hpp"
 #include "core/report.hpp"
-#include "core/stats.hpp"
+#include "driver/canonical_rebuild.hpp"
 
 namespace {
 
@@ -36,33 +33,15 @@ struct Writer {
 };
 
 void replay(int argc, char** argv, MPI_Comm comm) {
-    int rank = 0, nprocs = 1;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &nprocs);
-    CLI::App app{"Rebuild the canonical file from a log output (iokernels -x log), with any number of processes.",
-                 "log_replay"};
-    std::string input, output;
-    app.add_option("input", input, "the log output directory (holds log.json, log_* and index_*)")->required();
-    app.add_option("-o,--output", output, "canonical file to write (default: the input path with _canonical inserted)");
-    // The rebuilt file goes through any I/O stack (-a, -x, --param, --hint).
-    Driver d(app.get_name().c_str(), comm, app, argc, argv);
-    if (!d.parse()) return;
-    const CommonOptions& common = d.options();
-    while (input.size() > 1 && input.back() == '/') input.pop_back();
-    if (output.empty()) output = insert_suffix(input, "canonical");
-
-    MPI_Barrier(comm);
-    const double t0 = MPI_Wtime();
+    CanonicalRebuild rb("log", "the log output directory (holds log.json, log_* and index_*)", comm, argc, argv);
+    if (!rb.parse()) return;
+    const std::string& input = rb.input();
     const LogIndex x = read_log_index(input, comm);
-    OutputFiles files(comm, true, common.overwrite);  // the product is kept
-    files.claim(output);
 
     std::vector<std::pair<std::size_t, std::size_t>> all;  // (group, position)
     for (std::size_t g = 0; g < x.groups.size(); ++g)
         for (std::size_t i = 0; i < x.groups[g].ranks.size(); ++i) all.push_back({g, i});
-    const std::size_t W = all.size();
-    const std::size_t lo = W * static_cast<std::size_t>(rank) / static_cast<std::size_t>(nprocs);
-    const std::size_t hi = W * static_cast<std::size_t>(rank + 1) / static_cast<std::size_t>(nprocs);
+    const auto [lo, hi] = rb.share(all.size());
 
     std::map<std::size_t, MPI_File> logs;
     std::vector<Writer> writers;
@@ -93,96 +72,64 @@ void replay(int argc, char** argv, MPI_Comm comm) {
         }
     });
 
-    std::unique_ptr<Backend> out = d.make_stack();
-    collective_step(comm, [&] {
-        FileSpec spec = x.spec;
-        spec.path = output;
-        out->create(output, spec, comm);
-        out->define(spec);
-    });
-
     // Selections shared by every (variable, record) whose puts used the same
     // writer selections; they live until close (backends cache by address).
     std::map<std::vector<std::int64_t>, std::shared_ptr<Selection>> shared;
-    std::uint64_t bytes = 0;
-    auto pass = [&](bool records, std::int64_t rec) {
-        std::vector<std::vector<unsigned char>> bufs;
-        for (std::size_t v = 0; v < x.spec.vars.size(); ++v) {
-            const VarSpec& var = x.spec.vars[v];
-            if (var.is_record(x.spec) != records) continue;
-            const auto shape = x.spec.fixed_shape(var);
-            std::vector<std::int64_t> key{static_cast<std::int64_t>(v)};
-            std::int64_t n = 0;
-            std::vector<const LogEntry*> puts;
-            for (std::size_t w = 0; w < writers.size(); ++w) {
-                auto it = writers[w].entries.find({static_cast<std::int64_t>(v), rec});
-                if (it == writers[w].entries.end()) continue;
-                for (std::size_t e : it->second) {
-                    const LogEntry& en = writers[w].index.entries[e];
-                    key.insert(key.end(), {static_cast<std::int64_t>(w), en.sel});
-                    puts.push_back(&en);
-                    n += en.nbytes;
-                }
+    // Per variable and record: every logged put of my writers, read from the
+    // logs in order, at the place its blocks say.
+    auto fill = [&](int var_index, std::int64_t rec, std::vector<unsigned char>& buf) -> const Selection& {
+        const auto v = static_cast<std::size_t>(var_index);
+        const VarSpec& var = x.spec.vars[v];
+        const auto shape = x.spec.fixed_shape(var);
+        std::vector<std::int64_t> key{static_cast<std::int64_t>(v)};
+        std::int64_t n = 0;
+        std::vector<const LogEntry*> puts;
+        for (std::size_t w = 0; w < writers.size(); ++w) {
+            auto it = writers[w].entries.find({static_cast<std::int64_t>(v), rec});
+            if (it == writers[w].entries.end()) continue;
+            for (std::size_t e : it->second) {
+                const LogEntry& en = writers[w].index.entries[e];
+                key.insert(key.end(), {static_cast<std::int64_t>(w), en.sel});
+                puts.push_back(&en);
+                n += en.nbytes;
             }
-            auto& sel = shared[key];
-            if (!sel) {
-                sel = std::make_shared<Selection>(shape);
-                for (std::size_t i = 1; i < key.size(); i += 2) {
-                    const LogSel& s = writers[static_cast<std::size_t>(key[i])].index.sels[static_cast<std::size_t>(key[i + 1])];
-                    if (s.ndims != static_cast<std::int64_t>(shape.size()))
-                        throw Error("log index: a put of variable " + var.name + " has " + std::to_string(s.ndims) +
-                                    " dimensions", "the log output is corrupt");
-                    add_blocks_from_ints(*sel, s.ints.data(), s.nblocks);
-                }
-            }
-            if (static_cast<std::uint64_t>(n) != sel->elements() * dtype_size(var.type))
-                throw Error("log index: the puts of variable " + var.name + " hold " + std::to_string(n) +
-                            " bytes, their blocks " + std::to_string(sel->elements() * dtype_size(var.type)),
-                            "the log output is corrupt");
-            bufs.emplace_back(static_cast<std::size_t>(n) + 1);
-            std::size_t at = 0;
-            std::size_t k = 1;
-            for (const LogEntry* en : puts) {
-                const std::size_t g = writers[static_cast<std::size_t>(key[k])].group;
-                MPI_Status st;
-                MPI_File_read_at(logs.at(g), static_cast<MPI_Offset>(en->offset), bufs.back().data() + at,
-                                 static_cast<int>(en->nbytes), MPI_BYTE, &st);
-                int got = 0;
-                MPI_Get_count(&st, MPI_BYTE, &got);
-                if (got != en->nbytes)
-                    throw Error(log_data_path(input, g) + " ends before a logged put of " + var.name,
-                                "the log output is truncated");
-                at += static_cast<std::size_t>(en->nbytes);
-                k += 2;
-            }
-            out->put(static_cast<int>(v), *sel, rec, bufs.back().data());
-            bytes += static_cast<std::uint64_t>(n);
         }
-        out->flush();
+        auto& sel = shared[key];
+        if (!sel) {
+            sel = std::make_shared<Selection>(shape);
+            for (std::size_t i = 1; i < key.size(); i += 2) {
+                const LogSel& s = writers[static_cast<std::size_t>(key[i])].index.sels[static_cast<std::size_t>(key[i + 1])];
+                if (s.ndims != static_cast<std::int64_t>(shape.size()))
+                    throw Error("log index: a put of variable " + var.name + " has " + std::to_string(s.ndims) +
+                                " dimensions", "the log output is corrupt");
+                add_blocks_from_ints(*sel, s.ints.data(), s.nblocks);
+            }
+        }
+        if (static_cast<std::uint64_t>(n) != sel->elements() * dtype_size(var.type))
+            throw Error("log index: the puts of variable " + var.name + " hold " + std::to_string(n) +
+                        " bytes, their blocks " + std::to_string(sel->elements() * dtype_size(var.type)),
+                        "the log output is corrupt");
+        buf.resize(static_cast<std::size_t>(n) + 1);
+        std::size_t at = 0;
+        std::size_t k = 1;
+        for (const LogEntry* en : puts) {
+            const std::size_t g = writers[static_cast<std::size_t>(key[k])].group;
+            MPI_Status st;
+            MPI_File_read_at(logs.at(g), static_cast<MPI_Offset>(en->offset), buf.data() + at,
+                             static_cast<int>(en->nbytes), MPI_BYTE, &st);
+            int got = 0;
+            MPI_Get_count(&st, MPI_BYTE, &got);
+            if (got != en->nbytes)
+                throw Error(log_data_path(input, g) + " ends before a logged put of " + var.name,
+                            "the log output is truncated");
+            at += static_cast<std::size_t>(en->nbytes);
+            k += 2;
+        }
+        return *sel;
     };
-    collective_step(comm, [&] { pass(false, 0); });
-    for (std::int64_t r = 0; r < x.nrecords; ++r) collective_step(comm, [&] { pass(true, r); });
-    collective_step(comm, [&] {
-        for (auto& kv : logs) MPI_File_close(&kv.second);
-        out->close();
-    });
-    const double t = MPI_Wtime() - t0;
-    auto st = reduce_over_ranks(comm, {t, static_cast<double>(bytes)});
-    if (rank == 0 && !common.quiet) {
-        TextReport rep;
-        rep.section("log_replay");
-        rep.line("Input (log output)", input);
-        rep.count("Writer processes", static_cast<std::uint64_t>(x.writers));
-        rep.count("Process groups (logs)", static_cast<std::uint64_t>(x.groups.size()));
-        rep.count("Replay processes", static_cast<std::uint64_t>(nprocs));
-        rep.count("Records", static_cast<std::uint64_t>(x.nrecords));
-        rep.line("Output (canonical)", output);
-        rep.line("Output API", out->name() + " (" + out->library() + ")");
-        rep.line("Data amount", format_bytes(st[1].sum));
-        rep.line("Time (max)", st[0].max, "s");
-        rep.line("Bandwidth", st[0].max > 0 ? st[1].sum / MiB / st[0].max : 0.0, "MiB/s");
-        rep.print();
-    }
+    rb.write(x.spec, x.nrecords, fill, {}, [&] { for (auto& kv : logs) MPI_File_close(&kv.second); });
+    rb.report({{"Writer processes", with_commas(static_cast<std::uint64_t>(x.writers))},
+               {"Process groups (logs)", with_commas(static_cast<std::uint64_t>(x.groups.size()))}});
 }
 
 }  // namespace
