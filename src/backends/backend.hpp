@@ -6,9 +6,10 @@
 //   write:  create -> define -> { put ... flush }* -> close
 //   read:   open   ->           { get ... flush }* -> close
 //
-// put()/get() may only post a request (nonblocking libraries); the buffer must
-// stay valid and untouched until the next flush(), which completes every
-// pending request.  Blocking backends do the work inside put()/get() and
+// put()/get() may only post a request (nonblocking libraries); the buffer and
+// the selection must stay valid and untouched until the next flush(), which
+// completes every pending request.  Work derived from a selection may be
+// cached across flushes under Selection::id() (never its address).  Blocking backends do the work inside put()/get() and
 // flush() is cheap.  Buffers hold the selection's elements packed in block
 // order, in the variable's declared type.
 #include <mpi.h>

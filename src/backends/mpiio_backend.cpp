@@ -17,9 +17,8 @@
 //                  so the two can be compared like for like.  Default 0: one
 //                  blocking call per put/get.
 //
-// Selections are cached by address (they are immutable and shared by every
-// variable of a decomposition, and live as long as the plan): the derived
-// datatypes are built once per selection and element size and reused.
+// Derived datatypes are cached by Selection::id() and element size (a
+// decomposition's selection is shared by every variable): built once, reused.
 // put()/get() are collective even with collective=false, because
 // MPI_File_set_view is: every rank calls them for every variable (an empty
 // selection means zero bytes).
@@ -158,8 +157,8 @@ private:
     RawLayout layout_;
     std::uint64_t file_size_ = 0;  // at open: the file is read-only then
     std::string layer_;
-    // (selection address, blocks, elements, element size) -> datatypes
-    std::map<std::tuple<const Selection*, std::size_t, std::uint64_t, std::size_t>, SelectionTypes> types_;
+    // (selection id, element size) -> datatypes
+    std::map<std::tuple<std::uint64_t, std::size_t>, SelectionTypes> types_;
 
     void open_file(const std::string& path, const FileSpec& spec, MPI_Comm comm, int amode,
                    const std::string& verb) {
@@ -190,7 +189,7 @@ private:
         if (sel.shape() != spec_.fixed_shape(v))
             throw Error("selection shape does not match variable " + v.name + " of " + path_);
         const std::size_t esize = dtype_size(v.type);
-        auto key = std::make_tuple(&sel, sel.nblocks(), sel.elements(), esize);
+        auto key = std::make_tuple(sel.id(), esize);
         auto it = types_.find(key);
         if (it == types_.end())
             it = types_.emplace(key, SelectionTypes::build(sel, esize, MPI_BYTE, 1)).first;

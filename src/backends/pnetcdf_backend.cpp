@@ -221,9 +221,9 @@ private:
     FileSpec spec_;
     std::vector<int> varids_;
     std::vector<int> reqs_, req_var_;
-    using Key = std::tuple<const Selection*, std::size_t, std::uint64_t, bool>;
+    using Key = std::tuple<std::uint64_t, bool>;  // (selection id, record variable)
     std::map<Key, VarnRequests> varn_;
-    std::map<std::tuple<const Selection*, std::size_t, std::uint64_t, DType>, SelectionTypes> vard_;
+    std::map<std::tuple<std::uint64_t, DType>, SelectionTypes> vard_;  // (selection id, type)
 
     MPI_Datatype empty_ = MPI_DATATYPE_NULL;
     MPI_Datatype empty_type() {
@@ -311,7 +311,7 @@ private:
         a.record = rec;
         a.nelems = sel.elements();
         if (api_ != Api::Vard) {
-            Key key{&sel, sel.nblocks(), sel.elements(), rec};
+            Key key{sel.id(), rec};
             auto it = varn_.find(key);
             if (it == varn_.end()) it = varn_.emplace(key, VarnRequests(sel, rec)).first;
             a.req = &it->second;
@@ -384,7 +384,7 @@ private:
         const int id = varids_[static_cast<std::size_t>(var)];
         const MPI_Datatype elem = mpi_type_of(v.type);
         const std::size_t esize = dtype_size(v.type);
-        auto key = std::make_tuple(&sel, sel.nblocks(), sel.elements(), v.type);
+        auto key = std::make_tuple(sel.id(), v.type);
         auto it = vard_.find(key);
         if (it == vard_.end()) it = vard_.emplace(key, SelectionTypes::build(sel, esize, elem, esize)).first;
         const SelectionTypes& st = it->second;

@@ -162,14 +162,14 @@ private:
     }
 
     std::int64_t sel_id(const Selection* s) {
-        auto it = sel_id_.find(s);
+        auto it = sel_id_.find(s->id());
         if (it != sel_id_.end()) return it->second;
         LogSel ls;
         ls.ndims = s->ndims();
         ls.nblocks = static_cast<std::int64_t>(s->nblocks());
         ls.ints = blocks_to_ints(*s);
         index_.sels.push_back(std::move(ls));
-        return sel_id_[s] = static_cast<std::int64_t>(index_.sels.size() - 1);
+        return sel_id_[s->id()] = static_cast<std::int64_t>(index_.sels.size() - 1);
     }
 
     // One collective append per flush: my bytes after the lower group ranks'.
@@ -272,7 +272,7 @@ private:
     bool writing_ = true;
     std::int64_t end_ = 0, max_record_ = 0;
     LogWriterIndex index_;
-    std::map<const Selection*, std::int64_t> sel_id_;
+    std::map<std::uint64_t, std::int64_t> sel_id_;  // selection id -> index entry
     std::map<std::pair<std::int64_t, std::int64_t>, std::vector<std::size_t>> lookup_;
     std::map<std::pair<std::int64_t, std::int64_t>, std::size_t> seen_;
     std::vector<Pending> pending_;

@@ -160,12 +160,12 @@ private:
 
     const Route& route(const Selection& sel) {
         // All ranks must agree to reuse: a miss anywhere rebuilds everywhere.
-        auto it = routes_.find(&sel);
+        auto it = routes_.find(sel.id());
         int hit = it != routes_.end(), all = 0;
         MPI_Allreduce(&hit, &all, 1, MPI_INT, MPI_MIN, comm_);
         if (all) return it->second;
-        routes_[&sel] = build(sel);
-        return routes_[&sel];
+        routes_[sel.id()] = build(sel);
+        return routes_[sel.id()];
     }
 
     Route build(const Selection& sel) {
@@ -257,7 +257,7 @@ private:
     MPI_Comm comm_ = MPI_COMM_NULL;
     int rank_ = 0, size_ = 1;
     std::vector<int> aggregators_;
-    std::map<const Selection*, Route> routes_;
+    std::map<std::uint64_t, Route> routes_;  // by selection id
     std::vector<std::size_t> var_sizes_;
     std::vector<std::unique_ptr<unsigned char[]>> keep_;
     std::vector<Pending> pending_;

@@ -40,8 +40,8 @@ public:
 
     // Per variable of a pass: sizes `buf` and fills it (or posts reads into
     // it) with this rank's elements of (var, record), returns their
-    // canonical selection (it must live until write() returns: backends
-    // cache selections by address).
+    // canonical selection (it must live until the pass's flush, like every
+    // selection handed to put()).
     using Fill = std::function<const Selection&(int var, std::int64_t record, std::vector<unsigned char>& buf)>;
     // Claims and creates the output, runs every pass (after_fill, e.g. the
     // flush of posted reads, runs between the fills and the puts of a pass),

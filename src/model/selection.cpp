@@ -1,5 +1,7 @@
 #include "model/selection.hpp"
 
+#include <atomic>
+
 #include <algorithm>
 #include <string>
 
@@ -7,7 +9,12 @@
 
 namespace iok {
 
-Selection::Selection(std::vector<std::uint64_t> shape) : shape_(std::move(shape)) {}
+std::uint64_t Selection::next_id() {
+    static std::atomic<std::uint64_t> counter{0};
+    return ++counter;
+}
+
+Selection::Selection(std::vector<std::uint64_t> shape) : id_(next_id()), shape_(std::move(shape)) {}
 
 Selection Selection::whole(std::vector<std::uint64_t> shape) {
     Selection s(std::move(shape));
@@ -107,6 +114,7 @@ Selection Selection::from_ranges(std::vector<std::uint64_t> shape, const std::ve
 }
 
 void Selection::add_block(const std::int64_t* start, const std::int64_t* count) {
+    id_ = next_id();  // new content, new identity
     std::uint64_t n = 1;
     for (std::size_t d = 0; d < shape_.size(); ++d) {
         if (start[d] < 0 || count[d] < 0 ||

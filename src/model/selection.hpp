@@ -17,9 +17,15 @@ struct Run {              // contiguous elements in the flattened fixed space
     std::int64_t length;  // elements
 };
 
+// Identity rule for caches: backends and strategies may cache work derived
+// from a selection (MPI datatypes, varn arrays, rearrangement routes, index
+// entries) under its id().  An id names one content for the life of the
+// process: every constructed or modified selection gets a fresh id, copies
+// share it (same content).  Unlike an address, an id is never reused by a
+// later selection, so a cache needs no lifetime rule of its own.
 class Selection {
 public:
-    Selection() = default;
+    Selection() : id_(next_id()) {}
     // A selection of nothing over a variable of this shape.
     explicit Selection(std::vector<std::uint64_t> shape);
 
@@ -45,6 +51,7 @@ public:
     std::uint64_t elements() const { return elements_; }
     std::uint64_t block_elements(std::size_t b) const;
     bool empty() const { return elements_ == 0; }
+    std::uint64_t id() const { return id_; }  // see the identity rule above
 
     // Calls fn(flat_offset, length) for every contiguous run, in buffer order.
     template <class F>
@@ -54,6 +61,8 @@ public:
     std::vector<Run> runs() const;
 
 private:
+    static std::uint64_t next_id();
+    std::uint64_t id_;
     std::vector<std::uint64_t> shape_;
     std::vector<std::int64_t> starts_, counts_;
     std::size_t nblocks_ = 0;

@@ -39,7 +39,7 @@ struct Writer {
 struct Reader {
     std::unique_ptr<Backend> be;
     BlobSubfileSpec layout;
-    std::vector<std::shared_ptr<Selection>> keep;  // selections live until close (backends cache by address)
+    std::vector<std::shared_ptr<Selection>> keep;  // the posted gets' selections live until their flush
 };
 
 std::shared_ptr<Selection> slice(std::uint64_t length, std::int64_t start, std::int64_t count) {

@@ -73,7 +73,7 @@ void replay(int argc, char** argv, MPI_Comm comm) {
     });
 
     // Selections shared by every (variable, record) whose puts used the same
-    // writer selections; they live until close (backends cache by address).
+    // writer selections (one id, so the backends' caches hit).
     std::map<std::vector<std::int64_t>, std::shared_ptr<Selection>> shared;
     // Per variable and record: every logged put of my writers, read from the
     // logs in order, at the place its blocks say.

@@ -68,3 +68,20 @@ TEST(Selection, WholeArrayRangeIsOneBlock) {
     auto s = Selection::from_ranges({72, 866}, {{0, 72 * 866}});
     EXPECT_EQ(s.nblocks(), 1u);
 }
+
+TEST(Selection, IdNamesOneContent) {
+    // The cache rule of selection.hpp: ids are never reused, copies share
+    // theirs, a modification gets a new one.
+    iok::Selection a({10}), b({10});
+    EXPECT_NE(a.id(), b.id());
+    iok::Selection c = a;
+    EXPECT_EQ(c.id(), a.id());
+    const std::int64_t start = 2, count = 3;
+    c.add_block(&start, &count);
+    EXPECT_NE(c.id(), a.id());
+    const auto before = c.id();
+    { iok::Selection tmp({10}); }
+    iok::Selection d({10});  // may reuse tmp's address, never its id
+    EXPECT_NE(d.id(), before);
+    EXPECT_GT(d.id(), before);
+}
