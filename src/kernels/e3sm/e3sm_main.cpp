@@ -2,20 +2,18 @@
 // from decomposition maps on any backend and strategy.
 #include <mpi.h>
 
-#include <cstdio>
 #include <memory>
 
 #include "core/collective.hpp"
 #include "core/kernel_registry.hpp"
 #include "core/output_files.hpp"
-#include "core/report.hpp"
 #include "core/stats.hpp"
 #include "driver/driver.hpp"
 #include "kernels/e3sm/case_spec.hpp"
-#include "kernels/e3sm/case_stats.hpp"
 #include "kernels/e3sm/decomp_map.hpp"
 #include "kernels/e3sm/e3sm_options.hpp"
 #include "kernels/e3sm/e3sm_plan.hpp"
+#include "kernels/e3sm/e3sm_report.hpp"
 #include "runner/runner.hpp"
 
 namespace iok::e3sm {
@@ -23,43 +21,6 @@ namespace {
 
 std::string history_path(const std::string& stem, const std::string& label, std::size_t nfiles) {
     return nfiles > 1 ? insert_suffix(stem, label) : stem;
-}
-
-void print_header(const Options& o, const DecompMap& map, const std::string& case_name, int nprocs, int io_procs,
-                  Driver& d) {
-    TextReport t;
-    t.section("iokernels e3sm: E3SM " + case_name + " case");
-    t.count("Total number of MPI processes", static_cast<std::uint64_t>(nprocs));
-    t.count("Number of I/O processes", static_cast<std::uint64_t>(io_procs));
-    t.line("Input decomposition file", map.path);
-    t.count("Processes in the map", static_cast<std::uint64_t>(map.nprocs));
-    for (const auto& dc : map.decomps) {
-        std::string dims;
-        for (auto x : dc.dims) dims += (dims.empty() ? "" : " x ") + std::to_string(x);
-        t.line("Decomposition " + dc.name + " dims (C order)", dims);
-    }
-    if (!o.output.empty()) t.line("Output path", o.output);
-    if (!o.input.empty()) t.line("Input path (read test)", o.input);
-    t.line("API / strategy", d.writing_library() + " / " + d.options().strategy);
-    t.line("I/O stack", d.stack_label());
-    t.count("Records", static_cast<std::uint64_t>(o.records));
-    t.line("Record variable type", o.use_float ? "float" : "double");
-    t.line("Flush", o.flush_every == 0 ? "once at the end" : "every " + std::to_string(o.flush_every) + " record(s)");
-    t.line("Sort and coalesce requests", o.no_sort ? "no" : "yes");
-    t.line("Fill mode", o.fill ? "yes" : "no");
-    t.line("Noncontiguous user buffer", o.noncontig_buf ? "yes" : "no");
-    t.print();
-}
-
-void print_var_counts(const FilePlan& p, int ndecomps) {
-    const VarCounts vc = count_vars(p.spec, ndecomps);
-    TextReport t;
-    t.section("history file " + p.spec.label);
-    t.count("Variables not partitioned", static_cast<std::uint64_t>(vc.not_partitioned));
-    for (std::size_t k = 0; k < vc.per_decomp.size(); ++k)
-        t.count("Variables using decomposition D" + std::to_string(k + 1), static_cast<std::uint64_t>(vc.per_decomp[k]));
-    t.count("Total number of variables", static_cast<std::uint64_t>(vc.total));
-    t.print();
 }
 
 void run(int argc, char** argv, MPI_Comm world) {
@@ -77,7 +38,7 @@ void run(int argc, char** argv, MPI_Comm world) {
 
     // Prepare: read the map, pick the case, build this rank's plans.
     MPI_Barrier(world);
-    double t_prepare = MPI_Wtime();
+    const double t_prepare = MPI_Wtime();
     DecompMap map;
     collective_step(world, [&] { map = read_decomp_map_collective(o.map_path, world); });
     CaseOptions copt;
@@ -116,8 +77,7 @@ void run(int argc, char** argv, MPI_Comm world) {
             plans.push_back(make_file_plan(s, map, fs));
         }
     });
-    t_prepare = MPI_Wtime() - t_prepare;
-    auto prep = reduce_over_ranks(world, {t_prepare});
+    const auto prep = reduce_over_ranks(world, {MPI_Wtime() - t_prepare});
 
     d.set_fill(o.fill);
     if (o.vard) d.default_param("pnetcdf.api", "vard");
@@ -136,11 +96,9 @@ void run(int argc, char** argv, MPI_Comm world) {
     RunOptions ro = d.run_options();
     ro.noncontig_buffer = o.noncontig_buf;
     double write_seconds = 0;
-    auto take = [&](FileOutcome& out) {
-        if (rank == 0) {
-            out.text.print();
-            if (out.json["mode"] == "write") write_seconds += out.json["seconds"]["end_to_end"]["max"].get<double>();
-        }
+    auto take = [&](FileOutcome out) {
+        if (rank == 0) out.text.print();
+        if (out.metrics.writing) write_seconds += out.metrics.max_seconds(Phase::EndToEnd);
         d.record(out);
     };
 
@@ -158,30 +116,16 @@ void run(int argc, char** argv, MPI_Comm world) {
         for (std::size_t i = 0; i < plans.size(); ++i) {
             const FilePlan& p = plans[i];
             if (rank == 0 && !c.quiet) print_var_counts(p, static_cast<int>(map.decomps.size()));
-            if (!o.input.empty()) {
-                auto out = runner.read(p, history_path(o.input, p.spec.label, all_files.size()));
-                take(out);
-            }
+            if (!o.input.empty()) take(runner.read(p, history_path(o.input, p.spec.label, all_files.size())));
             if (!o.output.empty()) {
-                auto out = runner.write(p, out_paths[i]);
-                take(out);
-                if (c.verify) {
-                    auto rd = runner.read(p, out_paths[i]);
-                    take(rd);
-                }
+                take(runner.write(p, out_paths[i]));
+                if (c.verify) take(runner.read(p, out_paths[i]));
             }
         }
     }
     if (rank == 0) {
         if (write_seconds > 0) result.summary()["prepare_fraction_of_write"] = prep[0].max / write_seconds;
-        TextReport t;
-        t.section("summary");
-        t.line("Time preparing requests (max)", prep[0].max, "s");
-        if (write_seconds > 0) t.line("Preparing / write time", 100.0 * prep[0].max / write_seconds, "%", 2);
-        if (!o.input.empty() || c.verify)
-            t.line("Verification", d.mismatches() ? "FAILED (" + std::to_string(d.mismatches()) + " elements)"
-                                                  : std::string("passed"));
-        if (!c.quiet) t.print();
+        if (!c.quiet) print_summary(prep[0].max, write_seconds, !o.input.empty() || c.verify, d.mismatches());
     }
     if (io_rank) MPI_Comm_free(&io);
     d.finish("the file does not hold what was written");

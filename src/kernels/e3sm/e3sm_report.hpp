@@ -1,0 +1,25 @@
+#pragma once
+// The E3SM-IO reference's own report blocks, printed by rank 0 around the
+// runner's per-file reports: the run header (processes, map, stack, record
+// settings), each history file's variable counts per decomposition, and the
+// summary (request preparation against write time, verdict).
+#include <cstdint>
+#include <string>
+
+#include "driver/driver.hpp"
+#include "kernels/e3sm/decomp_map.hpp"
+#include "kernels/e3sm/e3sm_options.hpp"
+#include "model/plan.hpp"
+
+namespace iok::e3sm {
+
+void print_header(const Options& o, const DecompMap& map, const std::string& case_name, int nprocs, int io_procs,
+                  Driver& d);
+
+void print_var_counts(const FilePlan& p, int ndecomps);
+
+// `write_seconds`: end-to-end time of the writes, summed over files (0: no
+// write); `verified`: something was read and checked.
+void print_summary(double prepare_seconds, double write_seconds, bool verified, std::uint64_t mismatches);
+
+}  // namespace iok::e3sm
