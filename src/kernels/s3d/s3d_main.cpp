@@ -13,12 +13,12 @@
 #include "core/collective.hpp"
 #include "core/error.hpp"
 #include "core/kernel_registry.hpp"
-#include "core/manifest.hpp"
 #include "driver/driver.hpp"
 #include "kernels/s3d/s3d_decomp.hpp"
 #include "kernels/s3d/s3d_options.hpp"
 #include "kernels/s3d/s3d_plan.hpp"
 #include "kernels/s3d/s3d_report.hpp"
+#include "kernels/s3d/s3d_summary.hpp"
 
 namespace iok::s3d {
 namespace {
@@ -45,13 +45,13 @@ void run(int argc, char** argv, MPI_Comm comm) {
     defaults.verify = true;  // after the timed run, not part of the reference's figures
     Driver d("s3d", comm, app, argc, argv, defaults);
     Grid grid;
-    const bool go = d.parse([&] {
-        grid = opt.resolve(d.size());
-        validate(grid, d.size());
-        // The reference keeps and clobbers its checkpoints; its form does too.
-        if (opt.reference_form()) d.options().keep = d.options().overwrite = true;
-    });
-    if (!go) return;
+    if (!d.parse([&] {
+            grid = opt.resolve(d.size());
+            validate(grid, d.size());
+            // The reference keeps and clobbers its checkpoints; its form does too.
+            if (opt.reference_form()) d.options().keep = d.options().overwrite = true;
+        }))
+        return;
     const int rank = d.rank();
     const CommonOptions& c = d.options();
     check_output_directory(comm, opt.dir);
@@ -81,8 +81,7 @@ void run(int argc, char** argv, MPI_Comm comm) {
 
     // Restart: checkpoint 0 of a previous run, read and verified before
     // anything is written (the reference reads it, then carries on).
-    bool restart_read = false;
-    std::string restart_note = "False";
+    RestartNote restart;
     if (opt.restart) {
         if (exists_on_rank0(comm, paths[0])) {
             FileOutcome r = runner.read(checkpoint_plan(grid, rank, 0), paths[0]);
@@ -91,15 +90,14 @@ void run(int argc, char** argv, MPI_Comm comm) {
                                                   " element(s) differ; first: " + r.first_mismatch,
                                               mismatch_hint);
             });
-            restart_read = true;
-            restart_note = "True (read and verified " + paths[0] + ")";
+            restart = {true, "True (read and verified " + paths[0] + ")"};
             if (rank == 0) {
                 totals.add(r.json);
                 file_reports.push_back(r.text);
             }
             d.record(r, {{"role", "restart"}});
         } else {
-            restart_note = "True (" + paths[0] + " not found: no restart read)";
+            restart.text = "True (" + paths[0] + " not found: no restart read)";
             if (rank == 0 && !c.quiet)
                 std::printf("restart: %s not found; continuing without the restart read\n", paths[0].c_str());
         }
@@ -110,7 +108,7 @@ void run(int argc, char** argv, MPI_Comm comm) {
     // as checkpoint 0, as the reference does.
     OutputFiles restart_output(comm, c.keep, true);
     for (int k = 0; k < opt.checkpoints; ++k) {
-        if (k == 0 && restart_read) restart_output.claim(paths[0]);
+        if (k == 0 && restart.read) restart_output.claim(paths[0]);
         else d.outputs().claim(paths[static_cast<std::size_t>(k)]);
     }
 
@@ -125,40 +123,17 @@ void run(int argc, char** argv, MPI_Comm comm) {
     }
 
     // Read-back of every checkpoint: not part of the reference's figures.
-    std::string verify_note = "skipped (--no-verify)";
-    if (c.verify) {
+    if (c.verify)
         for (int k = 0; k < opt.checkpoints; ++k) {
             FileOutcome r = runner.read(checkpoint_plan(grid, rank, k), paths[static_cast<std::size_t>(k)]);
             if (rank == 0 && c.verbose) file_reports.push_back(r.text);
             d.record(r, {{"role", "verify"}, {"checkpoint", k}});
         }
-        verify_note = d.mismatches() ? "FAILED" : "passed: " + std::to_string(opt.checkpoints) +
-                                                      " checkpoint(s) read back, every element matches";
-    }
 
     if (rank == 0) {
-        d.result().params().update({{"grid", {grid.nx_g, grid.ny_g, grid.nz_g}},
-                                    {"procs", {grid.npx, grid.npy, grid.npz}},
-                                    {"local", {blk.nx, blk.ny, blk.nz}},
-                                    {"method", opt.method},
-                                    {"restart", opt.restart},
-                                    {"checkpoints", opt.checkpoints},
-                                    {"dir", opt.dir},
-                                    {"verify", c.verify},
-                                    {"reference_form", opt.reference_form()}});
-        const std::string factor = info_value(d.hints_in_effect(), "striping_factor", "0");
-        const std::string unit = info_value(d.hints_in_effect(), "striping_unit", "0");
-        nlohmann::json s = totals.to_json();
-        s.update({{"restart_read", restart_read}, {"restart_time_in_total", true},
-                  {"striping_factor", factor}, {"striping_unit", unit},
-                  {"verified_checkpoints", c.verify ? opt.checkpoints : 0}});
-        d.result().summary() = s;
         if (c.verbose)
             for (const auto& t : file_reports) t.print();
-        const ReportContext ctx{d.stack_label(), d.library_label(), opt.method,
-                                d.writing_library() == "pnetcdf" ? d.config().param("pnetcdf.api", "") : "",
-                                restart_note, verify_note, d.size(), factor, unit};
-        print_s3d_report(ctx, grid, blk, opt.checkpoints, opt.dir, totals);
+        summarize(d, opt, grid, blk, totals, restart);
     }
     d.finish(mismatch_hint);
 }
