@@ -13,9 +13,9 @@
 #include "core/error.hpp"
 #include "core/kernel_registry.hpp"
 #include "core/output_files.hpp"
-#include "core/report.hpp"
 #include "kernels/vpic/vpic_geometry.hpp"
 #include "kernels/vpic/vpic_plan.hpp"
+#include "kernels/vpic/vpic_report.hpp"
 #include "kernels/vpic/vpic_run.hpp"
 
 namespace iok::vpic {
@@ -91,46 +91,7 @@ int bdcats_main(int argc, char** argv) {
         std::uint64_t bad = fpp ? r.mismatches : (rank == 0 ? r.mismatches : 0);
         MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_UINT64_T, MPI_SUM, world);
 
-        if (rank == 0) {
-            Result& result = d.result();
-            nlohmann::json params = nlohmann::json::object();
-            for (const auto& [k, v] : cfg.given) params[k] = v;
-            result.params().update({{"configuration", params},
-                               {"read_option", name(cfg.read)},
-                               {"file_pattern", name(cfg.file)},
-                               {"num_dims", cfg.num_dims},
-                               {"timesteps", cfg.timesteps},
-                               {"writers", writers},
-                               {"file_per_proc", fpp},
-                               {"collective_data", d.config().collective},
-                               {"path", cli.path}});
-            nlohmann::json s = metrics_json(m);
-            s["mismatches"] = bad;
-            result.summary() = s;
-            if (d.options().verbose) r.text.print();
-            TextReport t;
-            t.section("BDCATS-IO particle read (h5bench_read)");
-            t.line("I/O library", d.stack_label() + " / " + d.library_label());
-            t.count("No. MPI processes", static_cast<std::uint64_t>(nprocs));
-            t.line("Read pattern", std::string(name(cfg.read)) +
-                                       (is_2d_pattern(cfg.read) ? " (rows of each block shared over all ranks)" : ""));
-            t.line("File pattern", std::string(name(cfg.file)) +
-                                       (cfg.file == FilePattern::Interleaved ? " (fields of compound 'particles')" : ""));
-            if (r.json.contains("memory_struct"))
-                t.line("Memory pattern",
-                       std::string("INTERLEAVED (array of 32-byte structs), ") +
-                           (r.json["memory_struct"]["requests_packed"].get<std::uint64_t>() > 0
-                                ? "read packed per field, then spread"
-                                : "filled by the library directly"));
-            std::string shape;
-            for (auto d : g.shape) shape += (shape.empty() ? "" : " x ") + with_commas(d);
-            t.line("Dataset shape", shape + " (written by " + std::to_string(writers) + " ranks)");
-            t.count("Time steps", static_cast<std::uint64_t>(cfg.timesteps));
-            t.line("Verification", bad ? "FAILED: " + std::to_string(bad) + " element(s); first: " + r.first_mismatch
-                                       : std::string("passed (every particle read matches the pattern)"));
-            add_metrics(t, m);
-            t.print();
-        }
+        if (rank == 0) report_read(d, cli, g, r, m, writers, bad);
         if (!cfg.csv_file.empty())
             collective_step(world, [&] {
                 if (rank == 0) write_csv(cfg.csv_file, m, cfg, {{"read option", name(cfg.read)}});

@@ -13,18 +13,13 @@
 #include "core/error.hpp"
 #include "core/kernel_registry.hpp"
 #include "core/output_files.hpp"
-#include "core/report.hpp"
 #include "kernels/vpic/vpic_geometry.hpp"
 #include "kernels/vpic/vpic_plan.hpp"
+#include "kernels/vpic/vpic_report.hpp"
 #include "kernels/vpic/vpic_run.hpp"
 
 namespace iok::vpic {
 namespace {
-
-std::string memory_note(const Config& c) {
-    if (c.mem == MemPattern::Interleaved) return "INTERLEAVED (one array of 32-byte particle structs)";
-    return "CONTIG (one array per field)";
-}
 
 int vpic_main(int argc, char** argv) {
     MPI_Comm world = MPI_COMM_WORLD;
@@ -93,61 +88,7 @@ int vpic_main(int argc, char** argv) {
         const double observed = MPI_Wtime() - t0;
         Metrics m = reduce_metrics(world, true, w.json, observed, compute, my_particles);
 
-        if (rank == 0) {
-            Result& result = d.result();
-            nlohmann::json params = nlohmann::json::object();
-            for (const auto& [k, v] : cfg.given) params[k] = v;
-            result.params().update({{"configuration", params},
-                               {"mem_pattern", name(cfg.mem)},
-                               {"file_pattern", name(cfg.file)},
-                               {"num_dims", cfg.num_dims},
-                               {"timesteps", cfg.timesteps},
-                               {"file_per_proc", fpp},
-                               {"collective_data", d.config().collective},
-                               {"path", cli.path}});
-            nlohmann::json s = metrics_json(m);
-            s["expected_bytes"] = static_cast<double>(m.particles) * kBytesPerParticle * cfg.timesteps;
-            result.summary() = s;
-
-            if (d.options().verbose) w.text.print();
-            TextReport t;
-            t.section("VPIC-IO particle write (h5bench_write)");
-            t.line("I/O library", d.stack_label() + " / " + d.library_label());
-            t.count("No. MPI processes", static_cast<std::uint64_t>(nprocs));
-            t.line("Memory pattern", memory_note(cfg));
-            if (w.json.contains("memory_struct"))
-                t.line("Structs handed to the library",
-                       w.json["memory_struct"]["requests_packed"].get<std::uint64_t>() > 0
-                           ? "no: packed per field first (this backend takes packed buffers only)"
-                           : "as is (the library gathers the fields)");
-            t.line("File pattern", std::string(name(cfg.file)) +
-                                       (cfg.file == FilePattern::Interleaved ? " (compound dataset 'particles')" : ""));
-            t.count("Dimensions", static_cast<std::uint64_t>(cfg.num_dims));
-            std::string shape;
-            for (auto d : g.shape) shape += (shape.empty() ? "" : " x ") + with_commas(d);
-            t.line(fpp ? "Dataset shape (rank 0's file)" : "Dataset shape", shape);
-            t.count("Time steps", static_cast<std::uint64_t>(cfg.timesteps));
-            t.line("Collective data / metadata", std::string(d.config().collective ? "YES" : "NO") + " / " +
-                                                     (cfg.collective_metadata ? "YES" : "NO"));
-            if (cfg.compress)
-                t.line("Compression", "deflate level " + std::to_string(cfg.deflate_level) + ", chunk " +
-                                          std::to_string(cfg.chunk[0]) +
-                                          (cfg.num_dims > 1 ? " x " + std::to_string(cfg.chunk[1]) : "") +
-                                          (cfg.num_dims > 2 ? " x " + std::to_string(cfg.chunk[2]) : ""));
-            if (cfg.align)
-                t.line("Alignment", std::to_string(cfg.align_len) + " bytes for objects >= " +
-                                        std::to_string(cfg.align_threshold));
-            if (cfg.stdev_dim_1 > 0)
-                t.line("Particle counts", "normal, mean " + std::to_string(cfg.dim[0]) + " stdev " +
-                                              std::to_string(static_cast<std::uint64_t>(cfg.stdev_dim_1)) +
-                                              " seed " + std::to_string(cfg.seed));
-            if (cfg.delayed_close_timesteps || cfg.io_mem_limit)
-                t.line("DELAYED_CLOSE_TIMESTEPS / IO_MEM_LIMIT", "no effect in SYNC mode (as in the reference)");
-            t.line("Output", fpp ? insert_suffix(cli.path, "<rank>") + " (" + std::to_string(nprocs) + " files)"
-                                 : cli.path);
-            add_metrics(t, m);
-            t.print();
-        }
+        if (rank == 0) report_write(d, cli, g, w, m);
         if (!cfg.csv_file.empty())
             collective_step(world, [&] {
                 if (rank == 0)
