@@ -123,7 +123,8 @@ std::string Driver::stack_label() const {
 }
 
 std::string Driver::library_label() const {
-    const BackendInfo& b = backend_info(writing_library());
+    const std::string name = writing_library();  // a named string: GCC warns of a dangling reference otherwise
+    const BackendInfo& b = backend_info(name);   // a registry entry: lives for the program
     return b.library_version ? b.library_version() : b.name;
 }
 
@@ -190,6 +191,12 @@ bool Driver::has_param(const std::string& key) const {
 void Driver::check(bool ok, const std::string& what, const std::string& hint) {
     collective_step(comm_, [&] {
         if (!ok) throw Error(what, hint);
+    });
+}
+
+void Driver::expressible(bool ok, const std::string& what, const std::string& hint) {
+    collective_step(comm_, [&] {
+        if (!ok) throw Unsupported(what, hint);
     });
 }
 

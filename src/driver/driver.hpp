@@ -95,6 +95,8 @@ public:
     void require(bool have, const std::string& what, const std::string& capability);
     // Fails on every rank with `what` and `hint` when `ok` is false.
     void check(bool ok, const std::string& what, const std::string& hint);
+    // Likewise, as a combination this stack cannot express (exit status 2).
+    void expressible(bool ok, const std::string& what, const std::string& hint);
 
     // Whether the chosen backend or strategy has this --param key.
     bool has_param(const std::string& key) const;

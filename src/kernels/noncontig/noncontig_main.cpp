@@ -24,28 +24,21 @@ int noncontig_main(int argc, char** argv) {
     return run_kernel_main("noncontig", comm, [&] {
         CLI::App app{"MPI-IO collective write of a noncontiguous file view (E3SM decomposition over nvars variables) "
                      "from a contiguous and from a noncontiguous user buffer; the reference's "
-                     "[-q] [-n nvars] [-o file] input_file works as is.",
+                     "[-q] [-n nvars] [-o file] input_file works as is. With -a mpiio -x canonical (the default) "
+                     "the hints default to romio_ds_write=disable, romio_cb_write=enable, romio_no_indep_rw=true "
+                     "(collective only); --independent uses MPI_File_write instead of MPI_File_write_all.",
                      "iokernels noncontig"};
         NativeSetup s;
         app.add_option("input_file", s.input, "decomposition: mpi_io_test format (off_NNNNN/len_NNNNN) or an E3SM map")
             ->required();
         app.add_option("-n,--nvars", s.nvars, "number of variables")->capture_default_str();
         app.add_option("-o,--output", s.output, "output file")->capture_default_str();
-        app.add_flag("-q,--quiet", s.quiet, "quiet: print only the report")->capture_default_str();
         app.add_option("--decomp", s.decomp, "decomposition of an E3SM map to use (D1, D2, ...)")->capture_default_str();
         app.add_option("--gap", s.gap, "floats between variables in the noncontiguous buffer")
             ->capture_default_str()->check(CLI::NonNegativeNumber);
-        app.add_flag("--independent", s.independent, "MPI_File_write instead of MPI_File_write_all")->capture_default_str();
-        app.add_option("--hint", s.hints,
-                       "MPI-IO hint KEY=VALUE, repeatable; defaults romio_ds_write=disable, romio_cb_write=enable, "
-                       "romio_no_indep_rw=true (collective only)");
-        app.add_flag("--verify,!--no-verify", s.verify, "read both tiles back and verify every element")->capture_default_str();
         app.add_flag("--verify-existing", s.verify_existing,
                      "write nothing: read the existing output file (-o) back and verify both tiles")
             ->capture_default_str();
-        app.add_flag("-k,--keep", s.keep, "keep the output file")->capture_default_str();
-        app.add_flag("--overwrite", s.overwrite, "replace an existing output file")->capture_default_str();
-        app.add_option("--json", s.json, "write the result (with manifest) as JSON to FILE");
         DriverDefaults defaults;
         defaults.backend = "mpiio";
         defaults.verify = true;
@@ -56,6 +49,15 @@ int noncontig_main(int argc, char** argv) {
                                 "e.g. -n 100");
             }))
             return;
+        // The driver owns the common options on both paths.
+        const CommonOptions& c = drv.options();
+        s.quiet = c.quiet;
+        s.independent = c.independent;
+        s.hints = c.hints;
+        s.verify = c.verify;
+        s.keep = c.keep;
+        s.overwrite = c.overwrite;
+        s.json = c.json;
         // The seed's own MPI-IO calls measure what only they can (MPI_Pack,
         // a derived buffer type); every other stack runs as a plan.
         if (drv.options().backend != "mpiio" || drv.options().strategy != "canonical")

@@ -58,7 +58,8 @@ void run_native(MPI_Comm comm, NativeSetup s, const std::vector<std::string>& ar
     if (rank == 0) {
         result.params() = {{"input", s.input}, {"output", s.output}, {"nvars", s.nvars}, {"format", d.format},
                            {"map_processes", d.nprocs}, {"array_size", d.array_size}, {"gap_floats", s.gap},
-                           {"collective", !s.independent}, {"verify", s.verify}};
+                           {"collective", !s.independent}, {"verify", s.verify},
+                           {"backend", "mpiio"}, {"strategy", "canonical"}};
         result.summary() = summary_json(s, r, f, nranks);
         print_report(s, d, r, f, info, nranks);
     }

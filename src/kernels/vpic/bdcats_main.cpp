@@ -52,6 +52,15 @@ int bdcats_main(int argc, char** argv) {
 
         const bool fpp = cfg.file_per_proc;
         const int writers = cli.writers > 0 ? cli.writers : nprocs;
+        // blob and log keep each writer's blocks as written: only the same
+        // selections on the same ranks read them back (their replay tools
+        // rebuild a canonical file for any other read).
+        d.expressible(!d.strategy().read_needs_same_ranks || (cfg.read == ReadOption::Full && writers == nprocs),
+                      std::string("READ_OPTION=") + name(cfg.read) + " on " + std::to_string(nprocs) +
+                          " ranks reads other blocks than " + std::to_string(writers) + " writers wrote, which strategy " +
+                          d.options().strategy + " cannot serve",
+                      "read FULL with the writers' rank count, or rebuild the canonical file with " +
+                          d.options().strategy + "_replay and read it with -x canonical");
         Geometry g;
         FilePlan plan;
         collective_step(world, [&] {

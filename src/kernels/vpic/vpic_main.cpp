@@ -35,6 +35,7 @@ int vpic_main(int argc, char** argv) {
         cli.add_to(app, false);
         DriverDefaults defaults;
         defaults.backend = "hdf5";
+        defaults.verify_option = false;  // bdcats reads the particles back and verifies them
         Driver d("vpic", world, app, argc, argv, defaults);
         if (!d.parse([&] { cli.resolve(false, "vpic_particles"); })) return;
 
