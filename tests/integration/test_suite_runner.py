@@ -453,7 +453,7 @@ def test_bench_e3sm_script(tmp_path, e3sm_maps):
     assert f"= {100 * frac:.2f} % of the write time" in out
     assert "E3SM F case on every library" in out and re.search(r"^e3sm F pnetcdf vard\s+ROMIO", out, re.M)
     vard = json.loads((tmp_path / "res" / f"{next(i for i in runs if 'vard' in i)}.json").read_text())
-    assert "api=vard" in vard["suite_run"]["command"]
+    assert "pnetcdf.api=vard" in vard["suite_run"]["command"]
     assert sorted(r["status"] for r in runs.values()) == ["ok"] * 3   # pnetcdf, raw (shared), vard
 
 
