@@ -92,7 +92,7 @@ void run(int argc, char** argv, MPI_Comm comm) {
             });
             restart = {true, "True (read and verified " + paths[0] + ")"};
             if (rank == 0) {
-                totals.add(r.json);
+                totals.add(r.metrics);
                 file_reports.push_back(r.text);
             }
             d.record(r, {{"role", "restart"}});
@@ -115,7 +115,7 @@ void run(int argc, char** argv, MPI_Comm comm) {
     for (int k = 0; k < opt.checkpoints; ++k) {
         FileOutcome w = runner.write(checkpoint_plan(grid, rank, k), paths[static_cast<std::size_t>(k)]);
         if (rank == 0) {
-            totals.add(w.json);
+            totals.add(w.metrics);
             file_reports.push_back(w.text);
             if (c.verbose) std::fprintf(stderr, "  checkpoint %d written: %s\n", k, paths[k].c_str());
         }

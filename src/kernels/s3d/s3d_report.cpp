@@ -4,31 +4,20 @@
 
 namespace iok::s3d {
 
-namespace {
-
-double phase_max(const nlohmann::json& file, const char* phase) {
-    const auto& s = file.at("seconds");
-    return s.contains(phase) ? s[phase].at("max").get<double>() : 0.0;
-}
-
-}  // namespace
-
-void Totals::add(const nlohmann::json& f) {
+void Totals::add(const FileMetrics& f) {
     // The reference's open time covers create + define + enddef.
-    open_s += phase_max(f, "open") + phase_max(f, "define");
-    close_s += phase_max(f, "close");
-    const double bytes = f.at("bytes").at("total").get<double>();
-    const double calls = f.at("calls_per_rank").at("max").get<double>();
-    if (f.at("mode") == "write") {
-        write_s += phase_max(f, "post") + phase_max(f, "flush");
-        write_bytes += bytes;
-        write_calls += calls;
+    open_s += f.max_seconds(Phase::Open) + f.max_seconds(Phase::Define);
+    close_s += f.max_seconds(Phase::Close);
+    if (f.writing) {
+        write_s += f.max_seconds(Phase::Post) + f.max_seconds(Phase::Flush);
+        write_bytes += f.bytes.sum;
+        write_calls += f.calls.max;
         ++files_written;
-        bytes_on_disk += f.at("bytes_on_disk").get<std::uint64_t>();
+        bytes_on_disk += f.bytes_on_disk;
     } else {
-        read_s += phase_max(f, "post_read") + phase_max(f, "flush");
-        read_bytes += bytes;
-        read_calls += calls;
+        read_s += f.max_seconds(Phase::PostRead) + f.max_seconds(Phase::Flush);
+        read_bytes += f.bytes.sum;
+        read_calls += f.calls.max;
     }
 }
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/report.hpp"
+#include "runner/file_metrics.hpp"
 #include "kernels/s3d/s3d_decomp.hpp"
 
 namespace iok::s3d {
@@ -19,9 +20,8 @@ struct Totals {
     double write_calls = 0, read_calls = 0;  // per process (max over ranks)
     std::uint64_t files_written = 0, bytes_on_disk = 0;
 
-    // Adds one runner result (json of FileOutcome) of a checkpoint write
-    // or of the restart read.
-    void add(const nlohmann::json& file);
+    // Adds the metrics of a checkpoint write or of the restart read.
+    void add(const FileMetrics& file);
     double total_s() const { return open_s + write_s + read_s + close_s; }
     double total_bytes() const { return write_bytes + read_bytes; }
     nlohmann::json to_json() const;

@@ -95,7 +95,7 @@ int bdcats_main(int argc, char** argv) {
         }
         MPI_Barrier(world);
         const double observed = MPI_Wtime() - t0;
-        Metrics m = reduce_metrics(world, false, r.json, observed, compute, my_particles);
+        Metrics m = reduce_metrics(world, false, r.metrics, fpp || rank == 0, observed, compute, my_particles);
         // Mismatches: per file; sum over ranks for file-per-process.
         std::uint64_t bad = fpp ? r.mismatches : (rank == 0 ? r.mismatches : 0);
         MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_UINT64_T, MPI_SUM, world);

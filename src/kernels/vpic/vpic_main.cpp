@@ -87,7 +87,7 @@ int vpic_main(int argc, char** argv) {
         }
         MPI_Barrier(world);
         const double observed = MPI_Wtime() - t0;
-        Metrics m = reduce_metrics(world, true, w.json, observed, compute, my_particles);
+        Metrics m = reduce_metrics(world, true, w.metrics, fpp || rank == 0, observed, compute, my_particles);
 
         if (rank == 0) report_write(d, cli, g, w, m);
         if (!cfg.csv_file.empty())

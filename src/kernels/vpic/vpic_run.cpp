@@ -52,15 +52,6 @@ std::string key_help(const std::string& k) {
     return it == h.end() ? "" : it->second;
 }
 
-double get(const nlohmann::json& j, std::initializer_list<const char*> path) {
-    const nlohmann::json* p = &j;
-    for (const char* k : path) {
-        if (!p->is_object() || !p->contains(k)) return 0.0;
-        p = &(*p)[k];
-    }
-    return p->is_number() ? p->get<double>() : 0.0;
-}
-
 }  // namespace
 
 void Cli::add_to(CLI::App& app, bool reading) {
@@ -135,20 +126,16 @@ double Metrics::observed_rate() const {
     return t > 0 ? bytes / MiB / t : 0.0;
 }
 
-Metrics reduce_metrics(MPI_Comm comm, bool writing, const nlohmann::json& j, double observed, double compute,
-                       std::uint64_t local_particles) {
-    const bool have = j.is_object() && j.contains("bytes");
-    const double bytes = have ? get(j, {"bytes", "total"}) : 0.0;
-    const double bw = have ? get(j, {"bandwidth_mib_s", "data_only"}) : 0.0;
-    const char* post = writing ? "post" : "post_read";
+Metrics reduce_metrics(MPI_Comm comm, bool writing, const FileMetrics& f, bool file_owner, double observed,
+                       double compute, std::uint64_t local_particles) {
+    // Every rank holds its file's figures; a shared file's bytes count once.
+    const double bytes = file_owner ? f.bytes.sum : 0.0;
+    const Phase post = writing ? Phase::Post : Phase::PostRead;
+    const double raw = f.data_seconds > 0 ? f.data_seconds : f.max_seconds(post) + f.max_seconds(Phase::Flush);
     // Slowest rank for every time; bytes and particles summed.
-    double mx[9] = {have ? get(j, {"seconds", "fill", "max"}) : 0.0,
-                    bw > 0 ? bytes / MiB / bw : (have ? get(j, {"seconds", post, "max"}) + get(j, {"seconds", "flush", "max"}) : 0.0),
-                    have ? get(j, {"seconds", writing ? "define" : "open", "max"}) : 0.0,
-                    have ? get(j, {"seconds", "open", "max"}) : 0.0,
-                    have ? get(j, {"seconds", "flush", "max"}) : 0.0,
-                    have ? get(j, {"seconds", "close", "max"}) : 0.0,
-                    observed, compute, have ? get(j, {"seconds", "verify", "max"}) : 0.0};
+    double mx[9] = {f.max_seconds(Phase::Fill), raw, f.max_seconds(writing ? Phase::Define : Phase::Open),
+                    f.max_seconds(Phase::Open), f.max_seconds(Phase::Flush), f.max_seconds(Phase::Close),
+                    observed, compute, f.max_seconds(Phase::Verify)};
     double sum[2] = {bytes, static_cast<double>(local_particles)};
     MPI_Allreduce(MPI_IN_PLACE, mx, 9, MPI_DOUBLE, MPI_MAX, comm);
     MPI_Allreduce(MPI_IN_PLACE, sum, 2, MPI_DOUBLE, MPI_SUM, comm);

@@ -54,9 +54,11 @@ struct Metrics {
     double observed_rate() const;  // MiB/s, compute, preparation and verification excluded
 };
 
-// Collective: combines this rank's FileOutcome JSON (present on rank 0 of
-// each file's communicator) and observed time into Metrics on every rank.
-Metrics reduce_metrics(MPI_Comm comm, bool writing, const nlohmann::json& file_json, double observed,
+// Collective: combines this rank's file metrics (every rank holds its
+// file's; `file_owner`: this rank counts the file's bytes, i.e. rank 0 of a
+// shared file or every rank of file-per-process) and observed time into
+// Metrics on every rank.
+Metrics reduce_metrics(MPI_Comm comm, bool writing, const FileMetrics& f, bool file_owner, double observed,
                        double compute, std::uint64_t local_particles);
 
 void add_metrics(TextReport& t, const Metrics& m);
