@@ -24,19 +24,15 @@ namespace {
 int bdcats_main(int argc, char** argv) {
     MPI_Comm world = MPI_COMM_WORLD;
     return run_kernel_main("bdcats", world, [&] {
-        int rank = 0, nprocs = 1;
-        MPI_Comm_rank(world, &rank);
-        MPI_Comm_size(world, &nprocs);
         CLI::App app{"BDCATS-IO particle read (h5bench_read): reads the 8 particle variables of every time step "
                      "written by `iokernels vpic` with READ_OPTION FULL, PARTIAL, STRIDED (1-D) or LDC, RDC, PRL, "
                      "CS (2-D), and verifies each value. Give the configuration the file was written with.",
                      "iokernels bdcats"};
         Cli cli;
         cli.add_to(app, true);
-        DriverDefaults defaults;
-        defaults.backend = "hdf5";
-        defaults.verify_option = false;  // every particle read is verified
+        DriverDefaults defaults = particle_defaults();
         Driver d("bdcats", world, app, argc, argv, defaults);
+        const int rank = d.rank(), nprocs = d.size();
         Config& cfg = cli.cfg;
         if (!d.parse([&] {
                 cli.resolve(true, "vpic_particles");

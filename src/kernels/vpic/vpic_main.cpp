@@ -24,19 +24,15 @@ namespace {
 int vpic_main(int argc, char** argv) {
     MPI_Comm world = MPI_COMM_WORLD;
     return run_kernel_main("vpic", world, [&] {
-        int rank = 0, nprocs = 1;
-        MPI_Comm_rank(world, &rank);
-        MPI_Comm_size(world, &nprocs);
         CLI::App app{"VPIC-IO particle write (h5bench_write): 8 variables x y z px py pz id_1 id_2 per particle, "
                      "TIMESTEPS steps as /Timestep_<i> groups (HDF5) or records (other libraries). Configure with "
                      "an h5bench KEY=VALUE file (iokernels vpic CONFIG FILE) or the named options below.",
                      "iokernels vpic"};
         Cli cli;
         cli.add_to(app, false);
-        DriverDefaults defaults;
-        defaults.backend = "hdf5";
-        defaults.verify_option = false;  // bdcats reads the particles back and verifies them
+        DriverDefaults defaults = particle_defaults();
         Driver d("vpic", world, app, argc, argv, defaults);
+        const int rank = d.rank(), nprocs = d.size();
         if (!d.parse([&] { cli.resolve(false, "vpic_particles"); })) return;
 
         Config& cfg = cli.cfg;

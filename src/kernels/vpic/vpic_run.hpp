@@ -32,6 +32,15 @@ struct Cli {
     bool reference_form() const { return !positional.empty(); }
 };
 
+// What vpic and bdcats tell the driver: h5bench's library (HDF5) first;
+// neither offers --verify (bdcats always verifies, vpic never reads back).
+inline DriverDefaults particle_defaults() {
+    DriverDefaults d;
+    d.backend = "hdf5";
+    d.verify_option = false;
+    return d;
+}
+
 // Hands this configuration's library settings to the driver and refuses
 // what the chosen backend cannot do (compound file layout, compression,
 // alignment, async, subfiling) with a clear message on every rank.
