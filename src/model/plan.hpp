@@ -35,6 +35,9 @@ struct FilePlan {
     std::vector<int> memory_struct;
 
     std::vector<int> write_order() const;
+    // Bytes this rank moves for the whole file: every selected element (fill
+    // selections included) of every record it writes.
+    std::uint64_t bytes() const;
     // Byte offset of each memory_struct field, and the struct's size.
     std::vector<std::size_t> struct_offsets() const;
     std::size_t struct_size() const;

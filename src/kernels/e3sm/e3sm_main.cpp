@@ -11,6 +11,7 @@
 #include "driver/driver.hpp"
 #include "kernels/e3sm/case_spec.hpp"
 #include "kernels/e3sm/decomp_map.hpp"
+#include "kernels/e3sm/e3sm_dry_run.hpp"
 #include "kernels/e3sm/e3sm_options.hpp"
 #include "kernels/e3sm/e3sm_plan.hpp"
 #include "kernels/e3sm/e3sm_report.hpp"
@@ -51,30 +52,28 @@ void run(int argc, char** argv, MPI_Comm world) {
         all_files = case_files(kind, map, copt);
     });
 
-    // I/O ranks: every stride-th rank; the others sit out of the I/O.
-    const bool io_rank = rank % o.stride == 0;
-    MPI_Comm io;
-    MPI_Comm_split(world, io_rank ? 0 : MPI_UNDEFINED, rank, &io);
-    int io_me = 0, io_size = (nprocs + o.stride - 1) / o.stride;
-    if (io_rank) MPI_Comm_rank(io, &io_me);
-
     std::vector<FileSpec> specs;
     for (const auto& f : all_files)
         if (o.hist < 0 || (o.hist == 0 && f.label != "h1") || (o.hist == 1 && f.label == "h1")) specs.push_back(f);
     PlanSettings ps;
-    ps.io_rank = io_me;
-    ps.io_size = io_size;
     ps.sort = !o.no_sort;
     ps.fill = o.fill;
     ps.flush_every = o.flush_every;
     ps.two_d_first = o.two_d_first;
+    if (o.dry_run) return dry_run(o, map, case_label, specs, ps, d);
+
+    // I/O ranks: every stride-th rank; the others sit out of the I/O.
+    const bool io_rank = rank % o.stride == 0;
+    MPI_Comm io;
+    MPI_Comm_split(world, io_rank ? 0 : MPI_UNDEFINED, rank, &io);
+    const int io_size = (nprocs + o.stride - 1) / o.stride;
+    if (io_rank) MPI_Comm_rank(io, &ps.io_rank);
+    ps.io_size = io_size;
     std::vector<FilePlan> plans;
     collective_step(world, [&] {
         if (!io_rank) return;
         for (const auto& s : specs) {
-            PlanSettings fs = ps;
-            fs.records = records_of(case_label, s.label, o.records);
-            plans.push_back(make_file_plan(s, map, fs));
+            plans.push_back(make_file_plan(s, map, settings_for(s, case_label, o.records, ps)));
         }
     });
     const auto prep = reduce_over_ranks(world, {MPI_Wtime() - t_prepare});
@@ -87,10 +86,7 @@ void run(int argc, char** argv, MPI_Comm world) {
 
     Result& result = d.result();
     result.add_input("map", o.map_path);
-    result.params().update({{"case", case_label},        {"records", o.records},  {"flush_every", o.flush_every},
-                            {"float", o.use_float},      {"fill", o.fill},        {"sort", !o.no_sort},
-                            {"stride", o.stride},        {"noncontig_buffer", o.noncontig_buf},
-                            {"io_processes", io_size}});
+    result.params().update(result_params(o, case_label, io_size));
     if (rank == 0) result.summary()["prepare_seconds"] = {{"min", prep[0].min}, {"max", prep[0].max}};
 
     RunOptions ro = d.run_options();
@@ -115,7 +111,7 @@ void run(int argc, char** argv, MPI_Comm world) {
         Runner runner(io, *backend, ro);
         for (std::size_t i = 0; i < plans.size(); ++i) {
             const FilePlan& p = plans[i];
-            if (rank == 0 && !c.quiet) print_var_counts(p, static_cast<int>(map.decomps.size()));
+            if (rank == 0 && !c.quiet) print_var_counts(p.spec, static_cast<int>(map.decomps.size()));
             if (!o.input.empty()) take(runner.read(p, history_path(o.input, p.spec.label, all_files.size())));
             if (!o.output.empty()) {
                 take(runner.write(p, out_paths[i]));

@@ -31,12 +31,20 @@ void Options::add_to(CLI::App& app) {
     app.add_flag("-d,--vard", vard, "PnetCDF: vard API (one derived datatype per variable)")->capture_default_str();
     app.add_flag("-n,--varn", varn, "PnetCDF: nonblocking varn API (the default)")->capture_default_str();
     app.add_flag("--blocking", blocking, "PnetCDF: blocking varn API")->capture_default_str();
+    app.add_flag("--dry-run", dry_run,
+                 "do no I/O: compute on one process what --ranks ranks would do (requests and bytes per rank "
+                 "after redistribution and sort/coalesce, per file) and report it")
+        ->capture_default_str();
+    app.add_option("--ranks", ranks, "ranks the dry run imagines (0: the number of MPI processes)")
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
 }
 
 void Options::validate() const {
-    if (output.empty() && input.empty())
+    if (ranks > 0 && !dry_run) throw Error("--ranks needs --dry-run", "add --dry-run, or launch that many MPI ranks");
+    if (output.empty() && input.empty() && !dry_run)
         throw Error("nothing to do: give -o PATH (write test) and/or -i PATH (read test)",
-                    "e.g. iokernels e3sm -o /tmp/out.nc map_f_case_16p.nc");
+                    "e.g. iokernels e3sm -o /tmp/out.nc map_f_case_16p.nc, or --dry-run --ranks N to plan only");
     if (vard + varn + blocking > 1) throw Error("choose one of -d/--vard, -n/--varn, --blocking");
     if (case_name != "auto" && case_name != "F" && case_name != "G" && case_name != "I")
         throw Error("unknown case '" + case_name + "'", "use F, G, I or auto");

@@ -24,6 +24,8 @@ struct Options {
     bool vard = false;           // -d: PnetCDF vard API
     bool varn = false;           // -n: PnetCDF varn API (default)
     bool blocking = false;       // --blocking: PnetCDF blocking varn
+    bool dry_run = false;        // --dry-run: plan only, as --ranks ranks would
+    int ranks = 0;               // --ranks: ranks of the dry run (0: the MPI size)
 
     void add_to(CLI::App& app);
     void validate() const;       // throws iok::Error

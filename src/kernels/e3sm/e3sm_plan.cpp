@@ -11,6 +11,11 @@ int records_of(const std::string& case_name, const std::string& label, int recor
     return records;
 }
 
+PlanSettings settings_for(const FileSpec& spec, const std::string& case_name, int records, PlanSettings base) {
+    base.records = records_of(case_name, spec.label, records);
+    return base;
+}
+
 static void check_shape(const FileSpec& spec, const VarSpec& v, const Decomp& d) {
     const std::uint64_t n = spec.fixed_elements(v);
     if (static_cast<std::int64_t>(n) != d.elements())

@@ -22,6 +22,9 @@ struct PlanSettings {
 // record; every other file holds -r records).
 int records_of(const std::string& case_name, const std::string& label, int records);
 
+// `base` with the records `spec` holds in this case (records_of).
+PlanSettings settings_for(const FileSpec& spec, const std::string& case_name, int records, PlanSettings base);
+
 FilePlan make_file_plan(const FileSpec& spec, const DecompMap& map, const PlanSettings& s);
 
 }  // namespace iok::e3sm

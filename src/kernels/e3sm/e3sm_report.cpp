@@ -31,10 +31,16 @@ void print_header(const Options& o, const DecompMap& map, const std::string& cas
     t.print();
 }
 
-void print_var_counts(const FilePlan& p, int ndecomps) {
-    const VarCounts vc = count_vars(p.spec, ndecomps);
+nlohmann::json result_params(const Options& o, const std::string& case_name, int io_procs) {
+    return {{"case", case_name},    {"records", o.records},          {"flush_every", o.flush_every},
+            {"float", o.use_float}, {"fill", o.fill},                {"sort", !o.no_sort},
+            {"stride", o.stride},   {"noncontig_buffer", o.noncontig_buf}, {"io_processes", io_procs}};
+}
+
+void print_var_counts(const FileSpec& spec, int ndecomps) {
+    const VarCounts vc = count_vars(spec, ndecomps);
     TextReport t;
-    t.section("history file " + p.spec.label);
+    t.section("history file " + spec.label);
     t.count("Variables not partitioned", static_cast<std::uint64_t>(vc.not_partitioned));
     for (std::size_t k = 0; k < vc.per_decomp.size(); ++k)
         t.count("Variables using decomposition D" + std::to_string(k + 1), static_cast<std::uint64_t>(vc.per_decomp[k]));

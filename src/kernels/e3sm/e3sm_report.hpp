@@ -16,7 +16,10 @@ namespace iok::e3sm {
 void print_header(const Options& o, const DecompMap& map, const std::string& case_name, int nprocs, int io_procs,
                   Driver& d);
 
-void print_var_counts(const FilePlan& p, int ndecomps);
+// The kernel's options that shape a run, for the JSON result's params.
+nlohmann::json result_params(const Options& o, const std::string& case_name, int io_procs);
+
+void print_var_counts(const FileSpec& spec, int ndecomps);
 
 // `write_seconds`: end-to-end time of the writes, summed over files (0: no
 // write); `verified`: something was read and checked.
