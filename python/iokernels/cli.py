@@ -14,6 +14,8 @@ def cmd_run(a):
     s = suite.load(a.suite)
     build = paths.build_dir(a.build_dir or (paths.source_dir() / s.build_dir if s.build_dir else None))
     if a.dry_run:
+        for e in launch.make_inputs(s, Path(a.results or "RESULTS") / "inputs", build, dry_run=True):
+            print(f"input {e['name']}: {shlex.join(e['command'])}")
         for r in s.runs:
             out = Path(a.results or "RESULTS") / "out" / r.run_id
             argv = launch.command(r, out, Path(a.results or "RESULTS") / f"{r.run_id}.json", build)
@@ -30,6 +32,10 @@ def cmd_run(a):
         Path(d).mkdir(parents=True, exist_ok=True)
     root = a.results or f"results/{s.name}-{datetime.datetime.now().strftime('%Y%m%d-%H%M%S')}"
     rd = launch.ResultsDir(root, s, scratch=a.scratch)
+    rd.index["inputs"] = launch.make_inputs(s, rd.root / "inputs", build)
+    rd.save_index()
+    for e in rd.index["inputs"]:
+        print(f"input {e['name']}: {e['path']}" + (" (made)" if e["made"] else " (kept)"), flush=True)
     print(f"suite {s.name}: {len(s.runs)} runs, results in {rd.root}", flush=True)
     failed = 0
     for r in s.runs:

@@ -14,6 +14,7 @@ import functools
 import re
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -39,7 +40,37 @@ def placeholders(spec, outdir, build):
     return {"outdir": str(outdir), "shared": str(paths.shared_dir()), "source": str(paths.source_dir()),
             "build": str(build), "cwd": os.getcwd(), "ranks": spec.ranks, "backend": spec.backend or "",
             "strategy": spec.strategy or "", "io_layer": spec.io_layer or "", "repeat": spec.repeat + 1,
-            "case": spec.case, "kernel": spec.kernel, **spec.matrix}
+            "case": spec.case, "kernel": spec.kernel, **spec.inputs, **spec.matrix}
+
+
+def make_inputs(suite, directory, build, dry_run=False):
+    """Writes the suite's [[input]] files into `directory` (once: an existing
+    file is kept) and tells every run where they are.  Returns the index
+    entries; a failing command is a UsageError with its output's tail."""
+    directory = Path(directory)
+    entries = []
+    for inp in suite.inputs:
+        path = directory / inp.file
+        values = {"build": str(build), "source": str(paths.source_dir()), "shared": str(paths.shared_dir()),
+                  "path": str(path)}
+        argv = [a.format(**values) for a in inp.command]
+        made = False
+        if not dry_run and not path.exists():
+            directory.mkdir(parents=True, exist_ok=True)
+            try:
+                p = subprocess.run(argv, capture_output=True, text=True, timeout=3600)
+            except OSError as e:
+                raise UsageError(f"input {inp.name}: cannot run {argv[0]}: {e.strerror}",
+                                 "check the input's command (is the program built?)")
+            if p.returncode != 0 or not path.exists():
+                tail = "\n".join((p.stderr or p.stdout).strip().splitlines()[-5:])
+                raise UsageError(f"input {inp.name}: {shlex.join(argv)} failed (exit {p.returncode}) or wrote no "
+                                 f"{path}:\n{tail}", "fix the input's command in the suite file")
+            made = True
+        entries.append({"name": inp.name, "path": str(path), "command": argv, "made": made})
+        for r in suite.runs:
+            r.inputs[inp.name] = str(path)
+    return entries
 
 
 def command(spec, outdir, json_path, build):

@@ -18,6 +18,13 @@ h5bench's JSON driver configuration, converted by h5bench_form).
     env = { OMPI_MCA_io = "ompio" }
     repeats = 3
 
+    [[input]]                     # made once, before the runs, in RESULTS/inputs/
+    name = "g_map"                # {g_map} in args is the file's path
+    file = "map_g_case_16p.nc"    # default: the name
+    command = ["{build}/src/e3sm_mapgen", "--case", "G", "-o", "{path}"]
+
+Inputs let a suite bring its own data (a generated map, a config file) so it
+runs on a fresh checkout; the file stays with the results it produced.
 Every run executes in its own output directory ({outdir}, also the working
 directory), gets `--json FILE` appended, and is described by a RunSpec.
 Validation is strict: an unknown key, a wrong type or an unknown {placeholder}
@@ -68,6 +75,12 @@ CASE_KEYS = {
     "backend_flag": 'option that passes the backend (default "-a")',
     "strategy_flag": 'option that passes the strategy (default "-x")',
 }
+INPUT_KEYS = {
+    "name": "placeholder name: {NAME} in a case's args is the input file's path",
+    "file": "file name under RESULTS/inputs (default: the name)",
+    "command": "program and arguments that write {path} (list, or one string split like a shell); "
+               "{build} {source} {shared} work there too",
+}
 BUILTIN_PLACEHOLDERS = ("outdir", "shared", "source", "build", "cwd", "ranks", "backend",
                         "strategy", "io_layer", "repeat", "case", "kernel")
 # Suite-level keys that are also case defaults.
@@ -96,6 +109,7 @@ class RunSpec:
     title: str = ""                 # replaces kernel/case/backend/strategy in label() (bench scripts)
     run_id: str = ""
     total: int = 0
+    inputs: dict = field(default_factory=dict)  # input name -> path, set when the inputs are made
 
     def axes(self):
         """Matrix and environment values that vary within the case."""
@@ -131,6 +145,15 @@ class Suite:
     runs: list = field(default_factory=list)
     env: dict = field(default_factory=dict)
     directories: list = field(default_factory=list)  # made before running (h5bench's "directory")
+    inputs: list = field(default_factory=list)       # Input: made before running, in RESULTS/inputs
+
+
+@dataclass
+class Input:
+    """A file a suite makes for itself before its runs (RESULTS/inputs/FILE)."""
+    name: str
+    file: str
+    command: list                   # with {build} {source} {shared} {path} still in
 
 
 def _where(path, case_no, case_name):
@@ -224,7 +247,7 @@ def _load_h5bench(path):
 
 
 def from_dict(doc, path="<suite>"):
-    _check_keys(doc, {"suite", "case"}, f"{path}: top level")
+    _check_keys(doc, {"suite", "case", "input"}, f"{path}: top level")
     top = doc.get("suite", {})
     if not isinstance(top, dict):
         raise UsageError(f"{path}: 'suite' must be a table ([suite])")
@@ -236,6 +259,8 @@ def from_dict(doc, path="<suite>"):
         raise UsageError(f"{path}: no cases", "add at least one [[case]] table with a kernel")
     suite = Suite(path=Path(path), name=str(top.get("name", Path(path).stem)),
                   description=str(top.get("description", "")), build_dir=top.get("build_dir"))
+    suite.inputs = _inputs(doc.get("input", []), path)
+    input_names = {i.name for i in suite.inputs}
     seen = set()
     for no, case in enumerate(cases, 1):
         if not isinstance(case, dict):
@@ -245,7 +270,7 @@ def from_dict(doc, path="<suite>"):
         for k, v in case.items():
             if k != "env":
                 merged[k] = v
-        runs = _expand_case(merged, case, no, path)
+        runs = _expand_case(merged, case, no, path, input_names)
         name = runs[0].case
         if name in seen:
             raise UsageError(f"{path}: two cases are named {name!r}", "give each case a distinct name")
@@ -262,7 +287,40 @@ def from_dict(doc, path="<suite>"):
     return suite
 
 
-def _expand_case(c, raw_case, no, path):
+def _inputs(entries, path):
+    if not isinstance(entries, list):
+        raise UsageError(f"{path}: 'input' must be a list of tables", "write inputs as [[input]] tables")
+    inputs, names = [], set()
+    for no, e in enumerate(entries, 1):
+        where = f"{path}: input #{no}"
+        if not isinstance(e, dict):
+            raise UsageError(f"{where} is not a table", "write inputs as [[input]] tables")
+        _check_keys(e, INPUT_KEYS, where)
+        name = e.get("name")
+        if not isinstance(name, str) or not name.isidentifier() or name in BUILTIN_PLACEHOLDERS or name in names:
+            raise UsageError(f"{where}: 'name' {name!r} is missing, not an identifier, reserved or used twice",
+                             "give each input a distinct name such as g_map; reserved: " + ", ".join(BUILTIN_PLACEHOLDERS))
+        file = e.get("file", name)
+        if not isinstance(file, str) or not file or "/" in file or file in (".", ".."):
+            raise UsageError(f"{where}: 'file' must be a plain file name, got {file!r}")
+        command = e.get("command")
+        if isinstance(command, str):
+            command = shlex.split(command)
+        if not isinstance(command, list) or not command or not all(isinstance(a, str) for a in command):
+            raise UsageError(f"{where}: 'command' must be a non-empty list of strings",
+                             'e.g. command = ["{build}/src/e3sm_mapgen", "--case", "G", "-o", "{path}"]')
+        known = {"build", "source", "shared", "path"}
+        for a in command:
+            unknown = _placeholders(a) - known
+            if unknown:
+                raise UsageError(f"{where}: unknown placeholder {{{sorted(unknown)[0]}}} in {a!r}",
+                                 "an input's command knows " + ", ".join("{" + k + "}" for k in sorted(known)))
+        names.add(name)
+        inputs.append(Input(name=name, file=file, command=command))
+    return inputs
+
+
+def _expand_case(c, raw_case, no, path, input_names=frozenset()):
     where = _where(path, no, raw_case.get("name") or raw_case.get("kernel"))
     _check_keys(raw_case, CASE_KEYS, where)
     kernel = c.get("kernel")
@@ -300,7 +358,7 @@ def _expand_case(c, raw_case, no, path):
     if not isinstance(matrix, dict):
         raise UsageError(f"{where}: 'matrix' must be a table, e.g. matrix = {{ records = [1, 5] }}")
     for k in matrix:
-        if k in BUILTIN_PLACEHOLDERS or not k.isidentifier():
+        if k in BUILTIN_PLACEHOLDERS or k in input_names or not k.isidentifier():
             raise UsageError(f"{where}: matrix name {k!r} is reserved or not an identifier",
                              "use another name; reserved: " + ", ".join(BUILTIN_PLACEHOLDERS))
     maxes = {k: [_scalar_text(v, f"matrix.{k}", where) for v in (vals if isinstance(vals, list) else [vals])]
@@ -315,7 +373,7 @@ def _expand_case(c, raw_case, no, path):
     env_axes = {k: [_scalar_text(v, f"env.{k}", where) for v in (vals if isinstance(vals, list) else [vals])]
                 for k, vals in env.items()}
 
-    known = set(BUILTIN_PLACEHOLDERS) | set(maxes)
+    known = set(BUILTIN_PLACEHOLDERS) | set(maxes) | set(input_names)
     for a in args:
         try:
             unknown = _placeholders(a) - known
@@ -323,7 +381,7 @@ def _expand_case(c, raw_case, no, path):
             raise UsageError(f"{where}: bad placeholder in argument {a!r}: {e}", "write a literal brace as {{ or }}")
         if unknown:
             raise UsageError(f"{where}: unknown placeholder {{{sorted(unknown)[0]}}} in argument {a!r}",
-                             "placeholders: " + ", ".join(sorted(known)) + " (add others under 'matrix')")
+                             "placeholders: " + ", ".join(sorted(known)) + " (add others under 'matrix' or as [[input]])")
 
     launcher = launcher_argv(c.get("launcher", "mpiexec"), c.get("launcher_args", []), where)
     flags = {}

@@ -383,6 +383,57 @@ args = ["-r", "1", "--verify", "-o", "{{outdir}}/g_case.nc", "{e3sm_maps}/g_case
     assert rep.returncode == 0 and len(rep.stdout.splitlines()) == 4
 
 
+def test_suite_makes_its_inputs_once_and_runs_on_them(tmp_path):
+    """[[input]]: a suite brings its own data (here a map from e3sm_mapgen),
+    made in RESULTS/inputs before the runs, named in the index, passed to
+    the runs as {name}; a failing input command stops the suite with one
+    message (exit 2) before any run."""
+    s = write(tmp_path / "in.toml", """
+[[input]]
+name = "f_map"
+file = "map_f.nc"
+command = ["{build}/src/e3sm_mapgen", "-o", "{path}"]
+
+[[case]]
+name = "F"
+kernel = "e3sm"
+ranks = 4
+backend = "pnetcdf"
+args = ["-r", "1", "-f", "1", "--verify", "-o", "{outdir}/f.nc", "{f_map}"]
+""")
+    p = cli("run", s, "--results", tmp_path / "res")
+    assert p.returncode == 0, p.stdout + p.stderr
+    made = tmp_path / "res" / "inputs" / "map_f.nc"
+    assert made.read_bytes()[:4] == b"CDF\x05"
+    assert p.stdout.splitlines()[0] == f"input f_map: {made} (made)"
+    index = json.loads((tmp_path / "res" / "index.json").read_text())
+    assert index["inputs"] == [{"name": "f_map", "path": str(made), "made": True,
+                                "command": [str(tool("e3sm_mapgen")), "-o", str(made)]}]
+    doc = json.loads((tmp_path / "res" / "001-F-pnetcdf-4p-r1.json").read_text())
+    assert str(made) in doc["suite_run"]["command"]
+    assert doc["files"][-1]["verify"]["mismatches"] == 0
+    dry = cli("run", s, "--results", tmp_path / "res2", "--dry-run")
+    assert dry.returncode == 0 and dry.stdout.startswith("input f_map: ") and not (tmp_path / "res2").exists()
+
+    bad = write(tmp_path / "bad.toml", s.read_text().replace('"-o", "{path}"', '"--no-such-option", "{path}"'))
+    p = cli("run", bad, "--results", tmp_path / "res3")
+    assert p.returncode == 2 and "error: input f_map:" in p.stderr and "--no-such-option" in p.stderr
+    assert not list((tmp_path / "res3").glob("0*.json"))     # no run started
+
+
+@pytest.mark.parametrize("entry,fragment", [
+    ({"name": "outdir", "command": ["true"]}, "reserved"),
+    ({"name": "m", "command": []}, "'command' must be a non-empty list"),
+    ({"name": "m", "command": ["gen", "{nope}"]}, "unknown placeholder {nope}"),
+    ({"name": "m", "file": "../x", "command": ["gen"]}, "plain file name"),
+    ({"name": "m", "command": ["gen"], "colour": 1}, "unknown key 'colour'"),
+])
+def test_input_validation_names_the_problem(entry, fragment):
+    with pytest.raises(UsageError) as e:
+        suite.from_dict({"input": [entry], "case": [{"kernel": "raw_write"}]})
+    assert fragment in str(e.value)
+
+
 def test_example_suite_is_valid():
     s = suite.load(SOURCE_DIR / "python" / "iokernels" / "suites" / "example.toml")
     assert s.name == "example" and len(s.runs) == 2 + 2 * 2 * 2
