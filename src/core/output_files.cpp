@@ -127,4 +127,15 @@ void check_output_directory(MPI_Comm comm, const std::string& dir) {
     });
 }
 
+bool exists_on_rank0(MPI_Comm comm, const std::string& path) {
+    int rank = 0, found = 0;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0) {
+        std::error_code ec;
+        found = std::filesystem::exists(path, ec) ? 1 : 0;
+    }
+    MPI_Bcast(&found, 1, MPI_INT, 0, comm);
+    return found != 0;
+}
+
 }  // namespace iok

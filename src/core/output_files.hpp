@@ -46,6 +46,10 @@ std::string full_file_system(const std::string& path, unsigned long long min_fre
 // kernels whose output is a directory of files).
 void check_output_directory(MPI_Comm comm, const std::string& dir);
 
+// Collective: whether `path` exists as rank 0 sees it, the same answer on
+// every rank (a file system's view may differ between nodes for a while).
+bool exists_on_rank0(MPI_Comm comm, const std::string& path);
+
 // "out.nc" + "h0" -> "out_h0.nc" (inserted before a known extension, else appended).
 std::string insert_suffix(const std::string& path, const std::string& suffix);
 

@@ -6,7 +6,6 @@
 #include <mpi.h>
 
 #include <cstdio>
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -15,6 +14,7 @@
 #include "core/kernel_registry.hpp"
 #include "driver/driver.hpp"
 #include "kernels/s3d/s3d_decomp.hpp"
+#include "kernels/s3d/s3d_dry_run.hpp"
 #include "kernels/s3d/s3d_options.hpp"
 #include "kernels/s3d/s3d_plan.hpp"
 #include "kernels/s3d/s3d_report.hpp"
@@ -22,17 +22,6 @@
 
 namespace iok::s3d {
 namespace {
-
-bool exists_on_rank0(MPI_Comm comm, const std::string& path) {
-    int rank = 0, found = 0;
-    MPI_Comm_rank(comm, &rank);
-    if (rank == 0) {
-        std::error_code ec;
-        found = std::filesystem::exists(path, ec) ? 1 : 0;
-    }
-    MPI_Bcast(&found, 1, MPI_INT, 0, comm);
-    return found != 0;
-}
 
 void run(int argc, char** argv, MPI_Comm comm) {
     CLI::App app{"S3D-IO checkpoint kernel: every checkpoint writes yspecies(11,z,y,x), u(3,z,y,x), "
@@ -46,12 +35,14 @@ void run(int argc, char** argv, MPI_Comm comm) {
     Driver d("s3d", comm, app, argc, argv, defaults);
     Grid grid;
     if (!d.parse([&] {
-            grid = opt.resolve(d.size());
-            validate(grid, d.size());
+            const int nranks = opt.planned_ranks(d.size());
+            grid = opt.resolve(nranks);
+            validate(grid, nranks);
             // The reference keeps and clobbers its checkpoints; its form does too.
             if (opt.reference_form()) d.options().keep = d.options().overwrite = true;
         }))
         return;
+    if (opt.dry_run) return dry_run(d, opt, grid);
     const int rank = d.rank();
     const CommonOptions& c = d.options();
     check_output_directory(comm, opt.dir);

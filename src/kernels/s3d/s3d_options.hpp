@@ -22,11 +22,15 @@ struct Options {
     bool restart = false;                     // --restart
     std::string dir = ".";                    // -o/--dir
     int checkpoints = 5;                      // -c/--checkpoints
+    bool dry_run = false;                     // --dry-run: plan only, on one process
+    int ranks = 0;                            // --ranks: ranks of the dry run (0: the MPI size)
 
     void add_to(CLI::App& app);
     // Applies the reference form (if given) and fills in defaults; throws
     // iok::Error.  Returns the grid to run.
     Grid resolve(int nprocs);
+    // The rank count the run is planned for: --ranks in a dry run, else the MPI size.
+    int planned_ranks(int nprocs) const;
     bool nonblocking() const { return method == "nonblocking"; }
     bool reference_form() const { return !reference_args.empty(); }
 };

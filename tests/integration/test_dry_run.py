@@ -1,6 +1,8 @@
-"""iokernels e3sm --dry-run --ranks N: what N ranks would do, computed on one
+"""--dry-run --ranks N (e3sm, s3d): what N ranks would do, computed on one
 process, equals what N ranks report when they really run (requests and bytes
 per file: total, per-rank max and min), and opens no file."""
+import re
+
 import pytest
 
 from conftest import assert_all_ranks_fail, iok, load_json, tool
@@ -73,3 +75,33 @@ def test_ranks_without_dry_run_is_refused(tmp_path, mapfile):
 def test_negative_ranks_are_refused(tmp_path, mapfile):
     p = iok(1, "e3sm", "--dry-run", "--ranks", "-3", mapfile, check=False, timeout=60)
     assert p.returncode != 0 and "--ranks" in p.stderr
+
+
+# ---- s3d ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("nranks,procs", [(1, "1,1,1"), (8, "2,2,2"), (16, "4,2,2")])
+def test_s3d_dry_run_equals_the_real_run(tmp_path, nranks, procs):
+    grid = ["--grid", "40,24,16", "--procs", procs, "-c", "2"]
+    iok(nranks, "s3d", "-q", *grid, "-o", tmp_path, "--no-verify", "--json", tmp_path / "real.json")
+    iok(1, "s3d", "-q", *grid, "--dry-run", "--ranks", str(nranks), "--json", tmp_path / "dry.json")
+    real, dry = load_json(tmp_path / "real.json"), load_json(tmp_path / "dry.json")
+    real["files"] = [f for f in real["files"] if f["mode"] == "write"]
+    assert figures(dry) == figures(real)
+    # 4 arrays of 16 doubles per grid point, whatever the rank count
+    assert [f["bytes"]["total"] for f in dry["files"]] == [40 * 24 * 16 * 128] * 2
+    assert all(f["requests"]["max"] == f["requests"]["min"] == 4 for f in dry["files"])
+
+
+def test_s3d_dry_run_at_a_million_ranks_opens_nothing(tmp_path):
+    p = iok(1, "s3d", "--dry-run", "--ranks", "1000000", "--local", "4,4,4", "-c", "1", "-o", tmp_path / "absent",
+            "--json", tmp_path / "d.json", timeout=120)
+    f = load_json(tmp_path / "d.json")["files"][0]
+    assert f["ranks"] == 1000000 and f["requests"]["total"] == 4 * 1000000
+    assert f["bytes"]["total"] == 400 * 400 * 400 * 128 and f["bytes"]["max"] == f["bytes"]["min"] == 64 * 128
+    assert re.search(r"Process grid X x Y x Z += 100 x 100 x 100", p.stdout), p.stdout
+    assert not (tmp_path / "absent").exists()
+
+
+def test_s3d_dry_run_process_grid_must_match_ranks(tmp_path):
+    p = iok(1, "s3d", "--dry-run", "--ranks", "8", "--procs", "2,2,1", "--grid", "40,40,40", check=False, timeout=60)
+    assert_all_ranks_fail(p, "2 x 2 x 1 = 4 processes")
