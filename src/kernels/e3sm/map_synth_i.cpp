@@ -34,7 +34,9 @@ const Blob kContinents[] = {
 };
 
 // Smooth pseudo-random noise in [-1, 1] on a lattice of `cell` degrees,
-// interpolated bilinearly: it makes the coasts irregular.
+// interpolated bilinearly: it makes the coasts irregular.  The amplitudes
+// and the continents' scale (1.15) give the 96 x 144 grid 39% land and the
+// land-run structure of E3SM's I-case map (request counts within 10%).
 double value_noise(double lat, double lon, double cell, std::uint64_t seed) {
     const double x = lon / cell, y = (lat + 90) / cell;
     const auto xi = static_cast<std::int64_t>(std::floor(x)), yi = static_cast<std::int64_t>(std::floor(y));
@@ -58,12 +60,12 @@ std::vector<bool> land_mask(std::int64_t nlat, std::int64_t nlon, std::uint64_t 
         const double lat = -90 + (static_cast<double>(j) + 0.5) * 180 / static_cast<double>(nlat);
         for (std::int64_t i = 0; i < nlon; ++i) {
             const double lon = (static_cast<double>(i) + 0.5) * 360 / static_cast<double>(nlon);
-            const double noise = 0.45 * value_noise(lat, lon, 12, seed) + 0.35 * value_noise(lat, lon, 4, seed + 1);
+            const double noise = 0.40 * value_noise(lat, lon, 12, seed) + 0.25 * value_noise(lat, lon, 4, seed + 1);
             for (const Blob& b : kContinents) {
                 double dl = std::fabs(lon - b.lon);
                 dl = std::min(dl, 360 - dl);
                 const double d = std::hypot((lat - b.lat) / b.dlat, dl / b.dlon);
-                if (d < 1 + noise) {
+                if (d < 1.15 + noise) {
                     land[static_cast<std::size_t>(j * nlon + i)] = true;
                     break;
                 }
