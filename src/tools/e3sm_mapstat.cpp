@@ -1,6 +1,6 @@
 // e3sm_mapstat: statistics of E3SM decomposition maps, to check a generated
 // map against a real one (or any two maps against each other):
-//   e3sm_mapstat MAP [MAP2] [--ranks 1,4,16] [--json]
+//   e3sm_mapstat MAP [MAP2] [--ranks 1,4,16] [--json] [--check]
 // Per decomposition: dims, coverage (distinct elements, overlaps), real and
 // fill runs, the run-length histogram, and the requests R benchmark ranks
 // would issue after distribution, sorting and coalescing (total, max, min
@@ -89,7 +89,7 @@ nlohmann::json to_json(const MapStats& m) {
     for (const auto& d : m.decomps) {
         nlohmann::json hist = nlohmann::json::object(), req = nlohmann::json::object();
         for (std::size_t b = 0; b < d.length_histogram.size(); ++b) hist[length_bucket_label(b)] = d.length_histogram[b];
-        for (const auto& [R, q] : d.requests) req[std::to_string(R)] = {{"total", q.total}, {"max", q.max}, {"min", q.min}};
+        for (const auto& [R, q] : d.requests) req[std::to_string(R)] = {{"total", q.total}, {"max", q.max}, {"min", q.min}, {"per_rank", q.per_rank}};
         j["decomps"].push_back({{"name", d.name},
                                 {"dims", d.dims},
                                 {"elements", d.elements},
@@ -99,6 +99,7 @@ nlohmann::json to_json(const MapStats& m) {
                                 {"real_runs", d.real_runs},
                                 {"fill_runs", d.fill_runs},
                                 {"fill_elements", d.fill_elements},
+                                {"partition", d.partition()},
                                 {"run_lengths", hist},
                                 {"requests", req}});
     }
@@ -110,7 +111,7 @@ nlohmann::json to_json(const MapStats& m) {
 int main(int argc, char** argv) {
     std::vector<std::string> paths;
     std::vector<int> ranks = {1, 4, 16};
-    bool json = false;
+    bool json = false, check = false;
     CLI::App app{"e3sm_mapstat: statistics of E3SM decomposition maps (coverage, runs, run lengths, requests\n"
                  "per rank after sort/coalesce); with a second map, side by side with relative differences"};
     app.add_option("maps", paths, "MAP [MAP2]: one map, or a map and the one to compare it with")
@@ -122,6 +123,9 @@ int main(int argc, char** argv) {
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
     app.add_flag("--json", json, "print JSON instead of the table");
+    app.add_flag("--check", check,
+                 "fail (exit 1) unless every decomposition's runs, real and fill together, cover each element "
+                 "exactly once");
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -137,6 +141,14 @@ int main(int argc, char** argv) {
         } else {
             print_text(stats);
         }
+        if (check)
+            for (const auto& s : stats)
+                for (const auto& d : s.decomps)
+                    if (!d.partition())
+                        throw iok::Error(s.path + ": " + d.name + " does not cover each of its " + std::to_string(d.elements) +
+                                             " elements exactly once: " + std::to_string(d.elements - d.covered_with_fill) +
+                                             " uncovered, " + std::to_string(d.overlap_with_fill) + " covered more than once",
+                                         "the map is corrupt or incomplete; regenerate it");
         return 0;
     } catch (const iok::Error& e) {
         std::fprintf(stderr, "e3sm_mapstat: error: %s\n", e.what());

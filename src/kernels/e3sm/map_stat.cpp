@@ -13,6 +13,23 @@ std::string length_bucket_label(std::size_t b) {
 
 namespace {
 
+// Distinct elements covered by `runs` and extra coverings (overlaps).
+void coverage(std::vector<Run> runs, std::int64_t& covered, std::int64_t& overlap) {
+    std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.offset < b.offset; });
+    covered = overlap = 0;
+    std::int64_t end = 0;  // one past the furthest element covered so far
+    for (const Run& r : runs) {
+        const std::int64_t e = r.offset + r.length;
+        if (r.offset < end) {
+            overlap += std::min(e, end) - r.offset;
+            covered += std::max<std::int64_t>(0, e - end);
+        } else {
+            covered += r.length;
+        }
+        end = std::max(end, e);
+    }
+}
+
 DecompStats decomp_stats(const Decomp& d) {
     DecompStats s;
     s.name = d.name;
@@ -31,19 +48,10 @@ DecompStats decomp_stats(const Decomp& d) {
     }
     s.real_runs = static_cast<std::int64_t>(runs.size());
     s.fill_runs = static_cast<std::int64_t>(d.offsets.size()) - s.real_runs;
-    // Distinct coverage and overlap from the runs sorted by offset.
-    std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.offset < b.offset; });
-    std::int64_t end = 0;  // one past the furthest element covered so far
-    for (const Run& r : runs) {
-        const std::int64_t e = r.offset + r.length;
-        if (r.offset < end) {
-            s.overlap += std::min(e, end) - r.offset;
-            s.covered += std::max<std::int64_t>(0, e - end);
-        } else {
-            s.covered += r.length;
-        }
-        end = std::max(end, e);
-    }
+    coverage(runs, s.covered, s.overlap);
+    for (std::size_t p = 0; p < d.nreqs.size(); ++p)
+        for (const Run& r : d.process_fill_runs(static_cast<int>(p))) runs.push_back(r);
+    coverage(std::move(runs), s.covered_with_fill, s.overlap_with_fill);
     return s;
 }
 
@@ -62,6 +70,7 @@ MapStats map_stats(const DecompMap& m, const std::vector<int>& ranks) {
             q.max = *std::max_element(counts[k].begin(), counts[k].end());
             q.min = *std::min_element(counts[k].begin(), counts[k].end());
             for (auto c : counts[k]) q.total += c;
+            q.per_rank = counts[k];
             out.decomps[k].requests[R] = q;
         }
     }

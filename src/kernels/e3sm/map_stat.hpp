@@ -15,6 +15,7 @@ namespace iok::e3sm {
 
 struct RankRequests {
     std::uint64_t total = 0, max = 0, min = 0;
+    std::vector<std::uint64_t> per_rank;
 };
 
 struct DecompStats {
@@ -25,10 +26,14 @@ struct DecompStats {
     std::int64_t overlap = 0;        // elements covered more than once (extra coverings)
     std::int64_t real_runs = 0, fill_runs = 0;
     std::int64_t fill_elements = 0;
+    // Real and fill runs together: distinct elements and extra coverings.
+    std::int64_t covered_with_fill = 0, overlap_with_fill = 0;
     // Real runs by length: bucket b counts lengths in [2^b, 2^(b+1)).
     std::vector<std::int64_t> length_histogram;
     std::map<int, RankRequests> requests;  // by rank count
     bool covered_once() const { return covered == elements && overlap == 0; }
+    // Every element in exactly one run, real or fill (a complete partition).
+    bool partition() const { return covered_with_fill == elements && overlap_with_fill == 0; }
 };
 
 struct MapStats {
