@@ -1,6 +1,10 @@
 """Shared fixtures for the integration tests: they launch the real programs
 under real mpiexec (oversubscribed: these machines have 2 cores) on real
-files.  Tests that need the user's data in ../shared skip when it is absent."""
+files.  Tests that need the user's data in ../shared skip when it is absent.
+
+IOK_REQUIRE_ALL=1 turns every skip (a missing library, Python module, tool or
+../shared dataset) into a failure that names the reason, so a run that was
+meant to cover everything cannot pass by skipping."""
 import json
 import os
 import subprocess
@@ -12,11 +16,39 @@ SOURCE_DIR = Path(os.environ.get("IOK_SOURCE_DIR", Path(__file__).resolve().pare
 BUILD_DIR = Path(os.environ.get("IOK_BUILD_DIR", SOURCE_DIR / "build"))
 SHARED = Path(os.environ.get("IOK_SHARED", SOURCE_DIR.parent / "shared"))
 IOKERNELS = BUILD_DIR / "src" / "iokernels"
+REQUIRE_ALL = os.environ.get("IOK_REQUIRE_ALL", "") not in ("", "0")
 
 
 def tool(name):
     """Path of a program built from src/tools/<name>.cpp."""
     return BUILD_DIR / "src" / name
+
+
+def _skip_reason(report):
+    lr = report.longrepr
+    return lr[2] if isinstance(lr, tuple) and len(lr) == 3 else str(lr)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """IOK_REQUIRE_ALL: a skipped test (skip(), skipif, importorskip, or a
+    skipping fixture) is reported as failed with its reason.  xfail stays."""
+    outcome = yield
+    report = outcome.get_result()
+    if REQUIRE_ALL and report.skipped and not hasattr(report, "wasxfail"):
+        report.outcome = "failed"
+        report.longrepr = f"IOK_REQUIRE_ALL=1 forbids skipping: {_skip_reason(report)}"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    """IOK_REQUIRE_ALL: a module skipped while imported (module-level
+    importorskip or skip(allow_module_level=True)) is a collection error."""
+    outcome = yield
+    report = outcome.get_result()
+    if REQUIRE_ALL and report.skipped:
+        report.outcome = "failed"
+        report.longrepr = f"IOK_REQUIRE_ALL=1 forbids skipping {collector.nodeid}: {_skip_reason(report)}"
 
 
 def mpirun(nranks, argv, timeout=900, env=None, check=True):
