@@ -90,7 +90,7 @@ def files(request, tmp_path_factory):
     mpirun(request.param,
            [UNIT, "--gtest_filter=*PnetcdfRoundTrip*:*MpiioRoundTrip*:PnetcdfBackend.HeaderAsPnetcdfSeesIt",
             "--gtest_brief=1"],
-           env={"IOK_PNC_TEST_DIR": str(out)}, timeout=600)
+           env={"IOK_TEST_OUTDIR": str(out)}, timeout=600)
     return out
 
 

@@ -3,9 +3,9 @@
 // variables of every type, a scalar, a 3-D variable, text and numeric
 // attributes, and selections whose blocks are not in file order (so a backend
 // that ignores buffer-vs-file order fails).  Used by the HDF5, NetCDF-4 and
-// ADIOS2 backend tests.  Files go to $IOK_TEST_OUTDIR when set (the
-// integration test inspects them with h5dump/ncdump/bpls), else to a
-// temporary directory.
+// ADIOS2 backend tests.  Files go to the test's scratch directory, or to
+// $IOK_TEST_OUTDIR when set (the integration test inspects them with
+// h5dump/ncdump/bpls).
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <unistd.h>
@@ -21,6 +21,7 @@
 #include "backends/backend.hpp"
 #include "model/file_spec.hpp"
 #include "model/selection.hpp"
+#include "scratch_dir.hpp"
 
 namespace iok_test {
 
@@ -29,18 +30,7 @@ using iok::DType;
 using iok::FileSpec;
 using iok::Selection;
 
-inline std::string output_dir() {
-    if (const char* d = std::getenv("IOK_TEST_OUTDIR")) {
-        std::filesystem::create_directories(d);
-        return d;
-    }
-    static std::string dir = [] {
-        char tmpl[] = "/tmp/iok_backend_test_XXXXXX";
-        const char* d = mkdtemp(tmpl);
-        return std::string(d ? d : "/tmp");
-    }();
-    return dir;
-}
+inline std::string output_dir() { return scratch_dir(MPI_COMM_WORLD); }
 
 constexpr int kRecords = 2;
 constexpr std::uint64_t kLev = 3, kCol = 12, kChars = 8;

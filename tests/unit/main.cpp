@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "scratch_dir.hpp"
+
 namespace {
 
 // IOK_REQUIRE_ALL=1: a test that called GTEST_SKIP (a dataset in ../shared
@@ -24,6 +26,11 @@ class SkipIsFailure : public testing::EmptyTestEventListener {
     }
 };
 
+// Removes the test's scratch directory (scratch_dir.hpp) when it ends.
+class ScratchCleanup : public testing::EmptyTestEventListener {
+    void OnTestEnd(const testing::TestInfo&) override { iok_test::remove_scratch_dir(); }
+};
+
 bool require_all() {
     const char* v = std::getenv("IOK_REQUIRE_ALL");
     return v && *v && std::string(v) != "0";
@@ -33,10 +40,12 @@ bool require_all() {
 
 int main(int argc, char** argv) {
     ::testing::InitGoogleTest(&argc, argv);
-    // Listing the tests (ctest's discovery after each build) needs no MPI.
+    // Listing the tests (ctest's discovery at build time) needs no MPI.
     if (GTEST_FLAG_GET(list_tests)) return RUN_ALL_TESTS();
     MPI_Init(&argc, &argv);
-    if (require_all()) ::testing::UnitTest::GetInstance()->listeners().Append(new SkipIsFailure);
+    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+    listeners.Append(new ScratchCleanup);
+    if (require_all()) listeners.Append(new SkipIsFailure);
     int rc = RUN_ALL_TESTS();
     MPI_Finalize();
     return rc;

@@ -8,8 +8,8 @@
 // so every rank holds interleaved, noncontiguous pieces and some ranks hold
 // nothing of some variables.
 //
-// Files go to $IOK_PNC_TEST_DIR when set (the integration test inspects them
-// with ncmpidump / netCDF4-python / numpy), else to a fresh temporary dir.
+// Files go to the test's scratch directory, or to $IOK_TEST_OUTDIR when set
+// (the integration test inspects them with ncmpidump / netCDF4-python / numpy).
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <unistd.h>
@@ -24,6 +24,7 @@
 #include "backends/backend.hpp"
 #include "model/file_spec.hpp"
 #include "model/selection.hpp"
+#include "scratch_dir.hpp"
 
 namespace pnc_test {
 
@@ -36,25 +37,7 @@ inline int rank() { int r = 0; MPI_Comm_rank(MPI_COMM_WORLD, &r); return r; }
 inline int nprocs() { int n = 1; MPI_Comm_size(MPI_COMM_WORLD, &n); return n; }
 
 // One directory name agreed by all ranks.
-inline std::string out_dir() {
-    static std::string dir = [] {
-        std::string d;
-        if (const char* e = std::getenv("IOK_PNC_TEST_DIR")) {
-            d = e;
-            if (rank() == 0) std::filesystem::create_directories(d);
-        } else if (rank() == 0) {
-            char tmpl[] = "/tmp/iok_pnc_test_XXXXXX";
-            d = mkdtemp(tmpl) ? tmpl : "/tmp";
-        }
-        int n = static_cast<int>(d.size());
-        MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
-        d.resize(static_cast<std::size_t>(n));
-        MPI_Bcast(d.data(), n, MPI_CHAR, 0, MPI_COMM_WORLD);
-        MPI_Barrier(MPI_COMM_WORLD);
-        return d;
-    }();
-    return dir;
-}
+inline std::string out_dir() { return iok_test::scratch_dir(MPI_COMM_WORLD); }
 
 constexpr int kRecords = 3;
 constexpr std::uint64_t kLev = 3, kBnd = 2, kCol = 10, kChars = 8;

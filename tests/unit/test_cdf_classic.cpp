@@ -8,15 +8,15 @@
 
 #include "core/error.hpp"
 #include "formats/cdf_classic.hpp"
+#include "scratch_dir.hpp"
 
 using namespace iok::cdf;
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string tmp_path(const std::string& name) {
-    return (fs::temp_directory_path() / ("iok_cdf_" + std::to_string(::getpid()) + "_" + name)).string();
-}
+// In the test's scratch directory, removed when the test ends.
+std::string tmp_path(const std::string& name) { return iok_test::scratch_path(name); }
 
 // A file with fixed and record variables of every classic type.
 void write_sample(const std::string& path, int version) {
@@ -74,7 +74,6 @@ TEST_P(CdfRoundTrip, AllTypesAndRecords) {
     }
     // The file ends exactly after the last record.
     EXPECT_EQ(r.file_size(), h.vars[h.find_var("reals")].begin + 2 * h.record_size());
-    fs::remove(p);
 }
 
 INSTANTIATE_TEST_SUITE_P(Versions, CdfRoundTrip, ::testing::Values(1, 2, 5));
@@ -91,7 +90,6 @@ TEST(CdfClassic, LoneRecordVariableIsNotPadded) {
     EXPECT_EQ(r.header().numrecs, 5u);
     EXPECT_EQ(r.read_text("c"), "abcde");
     EXPECT_EQ(r.file_size(), r.header().header_size + 5);
-    fs::remove(p);
 }
 
 TEST(CdfClassic, TruncatedVariableNamesVariableAndSizes) {
@@ -108,7 +106,6 @@ TEST(CdfClassic, TruncatedVariableNamesVariableAndSizes) {
         EXPECT_NE(m.find(p + ": truncated: variable text needs 5 bytes at offset"), std::string::npos) << m;
         EXPECT_NE(m.find("but the file has " + std::to_string(full - 20)), std::string::npos) << m;
     }
-    fs::remove(p);
 }
 
 TEST(CdfClassic, TruncatedHeaderAndForeignFilesAreErrors) {
@@ -129,7 +126,6 @@ TEST(CdfClassic, TruncatedHeaderAndForeignFilesAreErrors) {
         EXPECT_NE(std::string(e.what()).find("not a NetCDF classic file"), std::string::npos);
     }
     EXPECT_THROW({ Reader r(p + ".missing"); }, iok::Error);
-    fs::remove(p);
 }
 
 TEST(CdfClassic, CorruptCountsDoNotAllocate) {
@@ -142,7 +138,6 @@ TEST(CdfClassic, CorruptCountsDoNotAllocate) {
         o.write(reinterpret_cast<const char*>(b), sizeof b);
     }
     EXPECT_THROW({ Reader r(p); }, iok::Error);
-    fs::remove(p);
 }
 
 TEST(CdfClassic, WriterRejectsWhatTheFormatCannotHold) {

@@ -11,15 +11,14 @@
 #include "kernels/e3sm/case_spec.hpp"
 #include "kernels/e3sm/map_synth.hpp"
 #include "kernels/e3sm/map_writer.hpp"
+#include "scratch_dir.hpp"
 
 using namespace iok;
 using namespace iok::e3sm;
-namespace fs = std::filesystem;
 
 namespace {
-std::string tmp_path(const std::string& name) {
-    return (fs::temp_directory_path() / ("iok_mt_" + std::to_string(::getpid()) + "_" + name)).string();
-}
+// In the test's scratch directory, removed when the test ends.
+std::string tmp_path(const std::string& name) { return iok_test::scratch_path(name); }
 std::string write_text(const std::string& name, const std::string& text) {
     std::string p = tmp_path(name);
     std::ofstream(p) << text;
@@ -47,7 +46,6 @@ TEST(PioDat, ParsesAndIgnoresTrailingLines) {
     EXPECT_EQ(x.nreqs, (std::vector<std::int64_t>{1, 1}));
     EXPECT_EQ(x.offsets, (std::vector<std::int64_t>{0, 4}));
     EXPECT_EQ(x.lengths, (std::vector<std::int64_t>{4, 4}));
-    fs::remove(p);
 }
 
 TEST(PioDat, RunsBreakAtRowStartsAndSortingMerges) {
@@ -58,7 +56,6 @@ TEST(PioDat, RunsBreakAtRowStartsAndSortingMerges) {
     EXPECT_EQ(unsorted.nreqs[0], 3);  // {3},{2},{0,1}
     EXPECT_EQ(sorted.nreqs[0], 2);    // {0,1,2},{3}
     EXPECT_EQ(sorted.lengths, (std::vector<std::int64_t>{3, 1}));
-    fs::remove(p);
 }
 
 TEST(PioDat, ErrorsNameFileAndLine) {
@@ -71,7 +68,6 @@ TEST(PioDat, ErrorsNameFileAndLine) {
     EXPECT_NE(error_of_dat(p).find("expected 'version'"), std::string::npos) << error_of_dat(p);
     p = write_text("bad4.dat", "version 1 npes 1 ndims 1\n4\n0 2\n1 x\n");
     EXPECT_NE(error_of_dat(p).find(":4: expected an offset, found 'x'"), std::string::npos) << error_of_dat(p);
-    fs::remove(p);
 }
 
 TEST(PioDat, SortedFDatFilesGiveTheSeedMap) {
@@ -115,7 +111,6 @@ TEST(SyntheticMap, ValidFullyCoveredAndRoundTrips) {
     EXPECT_EQ(synthetic_f_map(o).decomps[1].offsets, m.decomps[1].offsets);
     o.seed = 2;
     EXPECT_NE(synthetic_f_map(o).decomps[1].offsets, m.decomps[1].offsets);
-    fs::remove(p);
 }
 
 TEST(SyntheticMap, MoreProcessesThanElementsLeavesSomeEmpty) {
