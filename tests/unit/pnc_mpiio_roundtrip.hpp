@@ -213,17 +213,20 @@ inline std::uint64_t expected_bytes(const Case& c) {
 }
 
 // Flips one byte of a file (rank 0), so a read-back comparison must fail.
+// Every rank learns whether it worked before asserting: an ASSERT on rank 0
+// alone would return before the barrier and leave the others waiting.
 inline void corrupt_byte(const std::string& path, std::uint64_t offset) {
+    int ok = 1;
     if (rank() == 0) {
         FILE* f = std::fopen(path.c_str(), "r+b");
-        ASSERT_NE(f, nullptr);
-        std::fseek(f, static_cast<long>(offset), SEEK_SET);
-        int ch = std::fgetc(f);
-        std::fseek(f, static_cast<long>(offset), SEEK_SET);
-        std::fputc(ch ^ 0x5a, f);
-        std::fclose(f);
+        ok = f && std::fseek(f, static_cast<long>(offset), SEEK_SET) == 0;
+        int ch = ok ? std::fgetc(f) : EOF;
+        ok = ok && ch != EOF && std::fseek(f, static_cast<long>(offset), SEEK_SET) == 0 &&
+             std::fputc(ch ^ 0x5a, f) != EOF;
+        if (f) ok = (std::fclose(f) == 0) && ok;
     }
-    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    ASSERT_TRUE(ok) << "cannot change byte " << offset << " of " << path;
 }
 
 }  // namespace pnc_test
