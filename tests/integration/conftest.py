@@ -12,9 +12,11 @@ from pathlib import Path
 
 import pytest
 
-SOURCE_DIR = Path(os.environ.get("IOK_SOURCE_DIR", Path(__file__).resolve().parents[2]))
-BUILD_DIR = Path(os.environ.get("IOK_BUILD_DIR", SOURCE_DIR / "build"))
-SHARED = Path(os.environ.get("IOK_SHARED", SOURCE_DIR.parent / "shared"))
+# Absolute whatever the working directory: ctest and the suite runner start
+# pytest from different places.
+SOURCE_DIR = Path(os.environ.get("IOK_SOURCE_DIR", Path(__file__).resolve().parents[2])).resolve()
+BUILD_DIR = Path(os.environ.get("IOK_BUILD_DIR", SOURCE_DIR / "build")).resolve()
+SHARED = Path(os.environ.get("IOK_SHARED", SOURCE_DIR.parent / "shared")).resolve()
 IOKERNELS = BUILD_DIR / "src" / "iokernels"
 REQUIRE_ALL = os.environ.get("IOK_REQUIRE_ALL", "") not in ("", "0")
 

@@ -8,13 +8,13 @@ import os
 import re
 import shutil
 import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-BUILD = Path(os.environ.get("IOK_BUILD_DIR", "build"))
-UNIT = BUILD / "tests" / "iok_unit_tests"
+from conftest import BUILD_DIR
+
+UNIT = BUILD_DIR / "tests" / "iok_unit_tests"
 
 # Variable indices and the value formula of tests/unit/backend_roundtrip.hpp.
 VAR_T, VAR_PS, VAR_AREA = 8, 9, 1

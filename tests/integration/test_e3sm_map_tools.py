@@ -2,23 +2,21 @@
 (ncmpidump -h, ncdump -h, python netCDF4) and dat2nc reproduces the
 reference maps exactly: sorted (the seed's form) -> f_case_866x72_16p.nc,
 file order (the long form's default) -> map_f_case_16p.nc."""
-import os
-import pathlib
 import subprocess
 
 import numpy as np
 import pytest
 
+from conftest import BUILD_DIR, SHARED
+
 netCDF4 = pytest.importorskip("netCDF4")
 
-BUILD = pathlib.Path(os.environ.get("IOK_BUILD_DIR", "build"))
-SOURCE = pathlib.Path(os.environ.get("IOK_SOURCE_DIR", "."))
-DATA = SOURCE.parent / "shared" / "datasets" / "e3sm"
+DATA = SHARED / "datasets" / "e3sm"
 DATS = [DATA / f"piodecomp16tasks16io0{n}" for n in ("1dims_ioid_514.dat", "1dims_ioid_516.dat", "2dims_ioid_548.dat")]
 
 
 def tool(name):
-    p = BUILD / "src" / name
+    p = BUILD_DIR / "src" / name
     if not p.exists():
         pytest.skip(f"{p} not built")
     return str(p)
