@@ -7,6 +7,7 @@ IOK_REQUIRE_ALL=1 turns every skip (a missing library, Python module, tool or
 meant to cover everything cannot pass by skipping."""
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -21,9 +22,21 @@ IOKERNELS = BUILD_DIR / "src" / "iokernels"
 REQUIRE_ALL = os.environ.get("IOK_REQUIRE_ALL", "") not in ("", "0")
 
 
-def tool(name):
-    """Path of a program built from src/tools/<name>.cpp."""
-    return BUILD_DIR / "src" / name
+def tool(*names):
+    """Path of the first of `names` found: a program this project builds
+    (src/tools/<name>.cpp, in the build tree) or one installed on PATH
+    (h5dump, ncmpidump, bpls...).  A missing program of ours fails the test
+    (the build is incomplete); a missing installed one skips it."""
+    for name in names:
+        if (SOURCE_DIR / "src" / "tools" / f"{name}.cpp").exists():
+            built = BUILD_DIR / "src" / name
+            if not built.exists():
+                pytest.fail(f"{built} is not built: run scripts/iok build", pytrace=False)
+            return built
+        found = shutil.which(name)
+        if found:
+            return Path(found)
+    pytest.skip(f"none of {', '.join(names)} is installed")
 
 
 def _skip_reason(report):

@@ -6,13 +6,12 @@ IOK_TEST_OUTDIR pointing at a temporary directory.  Multi-rank runs of these
 backends come through the kernels' own integration tests."""
 import os
 import re
-import shutil
 import subprocess
 
 import numpy as np
 import pytest
 
-from conftest import BUILD_DIR
+from conftest import BUILD_DIR, tool
 
 UNIT = BUILD_DIR / "tests" / "iok_unit_tests"
 
@@ -75,14 +74,6 @@ def python_check(module, code, *args):
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stdout + p.stderr[-3000:]
     return p.stdout
-
-
-def tool(*names):
-    for n in names:
-        path = shutil.which(n)
-        if path:
-            return path
-    pytest.skip(f"none of {names} is installed")
 
 
 def run(*cmd):

@@ -4,7 +4,6 @@ ranks and keep their files; then ncmpidump -h checks the header, netCDF4-python
 and numpy read every covered element independently of our code, and a
 corrupted copy shows that this comparison catches a single flipped byte."""
 import os
-import shutil
 import struct
 import subprocess
 from pathlib import Path
@@ -12,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import BUILD_DIR, mpirun
+from conftest import BUILD_DIR, mpirun, tool
 
 UNIT = BUILD_DIR / "tests" / "iok_unit_tests"
 RECORDS = 3
@@ -95,10 +94,7 @@ def files(request, tmp_path_factory):
 
 
 def ncmpidump_h(path):
-    exe = shutil.which("ncmpidump")
-    if not exe:
-        pytest.skip("ncmpidump not installed")
-    return subprocess.run([exe, "-h", str(path)], capture_output=True, text=True, check=True).stdout
+    return subprocess.run([tool("ncmpidump"), "-h", str(path)], capture_output=True, text=True, check=True).stdout
 
 
 def test_unit_round_trips_kept_their_files(files):

@@ -7,19 +7,12 @@ import subprocess
 import numpy as np
 import pytest
 
-from conftest import BUILD_DIR, SHARED
+from conftest import SHARED, tool
 
 netCDF4 = pytest.importorskip("netCDF4")
 
 DATA = SHARED / "datasets" / "e3sm"
 DATS = [DATA / f"piodecomp16tasks16io0{n}" for n in ("1dims_ioid_514.dat", "1dims_ioid_516.dat", "2dims_ioid_548.dat")]
-
-
-def tool(name):
-    p = BUILD_DIR / "src" / name
-    if not p.exists():
-        pytest.skip(f"{p} not built")
-    return str(p)
 
 
 def run(*args, ok=True):
