@@ -109,6 +109,32 @@ def assert_all_ranks_fail(proc, *fragments):
     assert "MPI_ABORT" not in err and "core dumped" not in err.lower(), err
 
 
+def pattern_value(name, element, record):
+    """The float/double value the programs write (src/core/pattern.cpp) at
+    flat `element` of record `record` of variable `name` (pattern seed 0)."""
+    m = 0xFFFFFFFFFFFFFFFF
+
+    def mix(x):  # splitmix64 finaliser
+        x = (x + 0x9E3779B97F4A7C15) & m
+        x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & m
+        x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & m
+        return x ^ (x >> 31)
+    key = 1469598103934665603  # FNV-1a of the name
+    for c in name.encode():
+        key = ((key ^ c) * 1099511628211) & m
+    return (mix(key ^ mix((element * 0x100000001B3 + record * 0x9E3779B97F4A7C15) & m)) & 0xFFFFFF) / 256.0
+
+
+@pytest.fixture(scope="session")
+def small_g_map(tmp_path_factory):
+    """A small E3SM G-case map made by e3sm_mapgen (40 cells, 3 levels, 2
+    processes): a real e3sm run on any backend in a second, no ../shared."""
+    path = tmp_path_factory.mktemp("small_g") / "map_g_40x3_2p.nc"
+    subprocess.run([str(tool("e3sm_mapgen")), "-o", str(path), "--case", "G", "--nprocs", "2", "--nlev", "3",
+                    "--ncells", "40"], check=True, capture_output=True, timeout=120)
+    return path
+
+
 @pytest.fixture
 def shared():
     """The user's data (../shared); skip when absent."""

@@ -1,17 +1,18 @@
 """pnetcdf and mpiio backends seen from outside: the unit-test round trips
 (tests/unit/test_{pnetcdf,mpiio}_backend.cpp) run under mpiexec with 1 and 4
 ranks and keep their files; then ncmpidump -h checks the header, netCDF4-python
-and numpy read every covered element independently of our code, and a
-corrupted copy shows that this comparison catches a single flipped byte."""
+and numpy read every covered element independently of our code.  The
+negative: a value changed in the bytes of a file iokernels wrote is caught
+by the program's own read-back (exit status and message)."""
 import os
-import struct
 import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from conftest import BUILD_DIR, mpirun, tool
+from conftest import BUILD_DIR, assert_all_ranks_fail, iok, mpirun, pattern_value, registered_backends, tool
+from file_values import replace_stored_value
 
 UNIT = BUILD_DIR / "tests" / "iok_unit_tests"
 RECORDS = 3
@@ -177,25 +178,19 @@ def test_mpiio_file_has_the_raw_canonical_layout(files, mode):
     assert mismatches(raw_reader(data)) == 0
 
 
-def test_corrupted_byte_is_caught(files, tmp_path):
-    # mpiio: flip one byte of T(record 2, element 37) in a copy.
-    data = bytearray((files / "mpiio_coll.bin").read_bytes())
-    off, fixed, recsize = raw_layout()
-    ti = [v[0] for v in VARS].index("T")
-    data[fixed + 2 * recsize + off[ti] + 37 * 4 + 1] ^= 0x40
-    assert mismatches(raw_reader(bytes(data))) == 1
+# --- the program's read-back catches a corrupted value ------------------------
 
-    # pnetcdf: find PS(record 1, element 4) by its big-endian bytes, flip one.
-    psi = [v[0] for v in VARS].index("PS")
-    raw = bytearray((files / "pnetcdf_varn_coll.nc").read_bytes())
-    needle = struct.pack(">d", value_of(psi, 1, 4, "f8"))
-    at = raw.find(needle)
-    assert at > 0 and raw.find(needle, at + 1) < 0
-    raw[at + 7] ^= 0x01
-    bad = tmp_path / "corrupt.nc"
-    bad.write_bytes(bytes(raw))
-    ds, read = netcdf4_reader(bad)
-    try:
-        assert mismatches(read) == 1
-    finally:
-        ds.close()
+@pytest.mark.parametrize("backend", ["pnetcdf", "mpiio"])
+def test_program_read_back_catches_a_corrupted_value(small_g_map, tmp_path, backend):
+    """iokernels writes a G case with `backend`, its read test (-i) passes;
+    one stored value of ssh (record 1, cell 7) is changed in the file's bytes,
+    and the same read test fails naming the variable."""
+    if backend not in registered_backends():
+        pytest.skip(f"backend {backend} not in this build")
+    out = tmp_path / "g"
+    iok(2, "e3sm", "-a", backend, "-r", "2", "-k", "-o", out, small_g_map)
+    assert "Verification               = passed" in iok(2, "e3sm", "-a", backend, "-r", "2", "-i", out,
+                                                        small_g_map).stdout
+    replace_stored_value(out, np.float64(pattern_value("ssh", 7, 1)))
+    bad = iok(2, "e3sm", "-a", backend, "-r", "2", "-i", out, small_g_map, check=False)
+    assert_all_ranks_fail(bad, "verification failed", "ssh")
