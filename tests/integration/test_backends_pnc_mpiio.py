@@ -4,9 +4,7 @@ ranks and keep their files; then ncmpidump -h checks the header, netCDF4-python
 and numpy read every covered element independently of our code.  The
 negative: a value changed in the bytes of a file iokernels wrote is caught
 by the program's own read-back (exit status and message)."""
-import os
 import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
