@@ -15,6 +15,10 @@ IOK_PACKAGES=(
     libcli11-dev nlohmann-json3-dev libgtest-dev
     python3 python3-pytest python3-numpy python3-matplotlib
     python3-mpi4py python3-h5py python3-h5py-mpi python3-netcdf4 python3-adios2 python3-adios2-mpi
+    # the suite runner's HTML report is checked in a headless browser, its
+    # Slurm batch scripts against a one-node Slurm on localhost
+    chromium fonts-dejavu-core
+    munge slurmctld slurmd slurm-client
 )
 
 # True when the host itself has the libraries we need in its archive
