@@ -1,18 +1,23 @@
 """python3 -m iokernels run|report|compare|plot (see each command's --help)."""
 import argparse
 import datetime
+import json
 import shlex
 import sys
 from pathlib import Path
 
+from . import ceiling, launch, paths, results, slurm, stats, suite, table
 from . import compare as cmp
-from . import launch, paths, results, suite, table
 from .errors import UsageError
 
 
 def cmd_run(a):
     s = suite.load(a.suite)
     build = paths.build_dir(a.build_dir or (paths.source_dir() / s.build_dir if s.build_dir else None))
+    if a.launcher:                   # e.g. srun inside an allocation (the slurm command's scripts)
+        argv = suite.launcher_argv(a.launcher, [], "--launcher")
+        for r in s.runs:
+            r.launcher = argv
     if a.dry_run:
         for e in launch.make_inputs(s, Path(a.results or "RESULTS") / "inputs", build, dry_run=True):
             print(f"input {e['name']}: {shlex.join(e['command'])}")
@@ -22,8 +27,11 @@ def cmd_run(a):
             env = launch.environment(r)
             envs = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
             print(f"[{r.index}/{r.total}] {r.label()}\n    {envs + ' ' if envs else ''}{shlex.join(argv)}")
+        if s.ceiling is not None:
+            print(f"ceiling of {a.scratch or Path(a.results or 'RESULTS') / 'out'} before the runs: "
+                  f"{ceiling_ranks(s)} ranks" + "".join(f", {k} {v}" for k, v in s.ceiling.items() if k != "ranks"))
         return 0
-    needed = {"iokernels"} | {r.kernel for r in s.runs if r.is_tool}
+    needed = {"iokernels"} | {r.kernel for r in s.runs if r.is_tool} | ({"raw_write"} if s.ceiling is not None else set())
     missing = [n for n in sorted(needed) if not paths.program(build, n).is_file()]
     if missing:
         raise UsageError(f"{', '.join(missing)} not built in {build}",
@@ -36,22 +44,67 @@ def cmd_run(a):
     rd.save_index()
     for e in rd.index["inputs"]:
         print(f"input {e['name']}: {e['path']}" + (" (made)" if e["made"] else " (kept)"), flush=True)
+    if s.ceiling is not None:
+        rd.out_root.mkdir(parents=True, exist_ok=True)
+        opts = s.ceiling
+        doc = ceiling.measure(rd.out_root, ceiling_ranks(s), build, launcher=s.runs[0].launcher,
+                              size=opts.get("size"), chunk=opts.get("chunk", ceiling.DEFAULT_CHUNK),
+                              env=s.runs[0].env, log=lambda m: print(m, flush=True))
+        with open(rd.root / "ceiling.json", "w") as f:
+            json.dump(doc, f, indent=2)
+        rd.index["ceiling"] = "ceiling.json"
+        rd.save_index()
+        print(ceiling.one_line(doc), flush=True)
     print(f"suite {s.name}: {len(s.runs)} runs, results in {rd.root}", flush=True)
     failed = 0
+    progress = launch.Progress(s.runs)
     for r in s.runs:
         doc = rd.run(r, build)
         failed += doc["suite_run"]["status"] != "ok"
+        progress.record(r, doc["suite_run"]["wall_seconds"])
         print(launch.progress_line(r, doc), flush=True)
+        print(f"iokernels run: {progress.status()}", file=sys.stderr, flush=True)
     rd.finish()
     print(f"{len(s.runs) - failed} of {len(s.runs)} runs succeeded; results in {rd.root}"
           + (f" (failed runs: stderr in {rd.root}/logs)" if failed else ""))
     return 1 if failed else 0
 
 
+def ceiling_ranks(s):
+    return (s.ceiling or {}).get("ranks") or max(r.ranks for r in s.runs)
+
+
+def cmd_ceiling(a):
+    build = paths.build_dir(a.build_dir)
+    launcher = suite.launcher_argv(a.launcher, [], "--launcher")
+    env = {"OMPI_MCA_io": launch.layer_env(a.io_layer)} if a.io_layer else {}
+    doc = ceiling.measure(a.directory, a.ranks, build, launcher=launcher, size=a.size, chunk=a.chunk, env=env,
+                          log=lambda m: print(m, flush=True))
+    out = Path(a.output or f"ceiling-{doc['ceiling']['host']}-{datetime.datetime.now().strftime('%Y%m%d-%H%M%S')}.json")
+    with open(out, "w") as f:
+        json.dump(doc, f, indent=2)
+    print(table.report_table(results.rows(doc)))
+    print(ceiling.one_line(doc))
+    print(f"  writes: {doc['ceiling']['write_cache_note']}")
+    print(f"  reads made cold with: {doc['ceiling']['read_cache']}")
+    print(f"result: {out}")
+    return 0
+
+
 def cmd_report(a):
     docs = results.load_many(a.paths)
-    rows = [row for d in docs for row in results.rows(d)]
+    ceilings = [d for d in docs if ceiling.is_ceiling(d)]
+    rows = []
+    for d in docs:
+        for row in results.rows(d):
+            pct = None if ceiling.is_ceiling(d) else ceiling.percent(row, d, ceilings)
+            row["pct_ceiling"] = pct
+            rows.append(row)
     print(table.report_table(rows))
+    groups = stats.group(rows)
+    if any(s["n"] > 1 for _, s in groups.values()):
+        print()
+        print(table.repeats_table(groups))
     if a.csv:
         with open(a.csv, "w") as f:
             f.write(table.to_csv(rows, results.FIELDS))
@@ -70,17 +123,52 @@ def cmd_compare(a):
     pairs, only_b, only_o = cmp.match([r for d in base for r in results.rows(d)],
                                       [r for d in other for r in results.rows(d)])
     if not pairs:
-        raise UsageError("no runs in common (same kernel, case, file, mode, backend, strategy, ranks)",
+        raise UsageError("no runs in common (same kernel, case, file, mode, backend, strategy, ranks, hints)",
                          "compare results of the same suite or the same command line")
-    print(cmp.compare_table(pairs))
+    print(cmp.compare_table(pairs, a.fail_above))
     if any(p[3] for p in pairs):
         print("! = matched across different MPI-IO layers: the ratio mostly measures the layers")
     for name, keys in (("base", only_b), ("other", only_o)):
         for k in keys:
-            print(f"only in {name}: {' '.join(str(x) for x in k)}")
+            print(f"only in {name}: {cmp.describe(k)}")
+    diffs = cmp.manifest_differences(pairs)
+    for line in diffs:
+        print(f"manifests differ: {line}")
     if warning:
         print("WARNING: MPI-IO layers differ (see above)")
-    return 1 if warning and a.strict else 0
+    status = 1 if warning and a.strict else 0
+    if a.fail_above:
+        slow = cmp.regressions(pairs, a.fail_above)
+        for line in slow:
+            print(line)
+        print(f"regression check: {len(slow)} of {len(pairs)} matched rows more than "
+              f"{(a.fail_above - 1) * 100:.0f}% slower" + (" -> FAIL" if slow else " -> ok"))
+        status = 1 if slow else status
+    return status
+
+
+def cmd_html(a):
+    from . import html_report        # matplotlib only when drawing
+    docs = results.load_many(a.paths)
+    base = results.load_many(a.base) if a.base else None
+    text = html_report.render(docs, title=a.title or "iokernels report", base_docs=base, limit=a.fail_above,
+                              sources=a.paths + (["base: " + " ".join(a.base)] if a.base else []))
+    with open(a.output, "w") as f:
+        f.write(text)
+    figures = text.count('<img class="plot"')
+    print(f"{a.output}: {len(text) // 1024} KiB, {figures} figure(s), {len(docs)} result(s)")
+    return 0
+
+
+def cmd_slurm(a):
+    text = slurm.script(a.suite, a.nodes, a.ntasks_per_node, a.time, partition=a.partition, account=a.account,
+                        results=a.results, scratch=a.scratch, build=a.build_dir, srun_args=a.srun_args,
+                        extra_sbatch=a.sbatch)
+    with open(a.output, "w") as f:
+        f.write(text)
+    Path(a.output).chmod(0o755)
+    print(f"{a.output}: submit with `sbatch {a.output}`")
+    return 0
 
 
 def cmd_plot(a):
@@ -94,6 +182,23 @@ def cmd_plot(a):
     return 0
 
 
+def _ratio_limit(text):
+    try:
+        v = float(text)
+    except ValueError:
+        v = 0.0
+    if v <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a ratio above 1 (1.10 = fail when 10%% slower)")
+    return v
+
+
+def _size(text):
+    try:
+        return suite.parse_size(text, "size")
+    except UsageError as e:
+        raise argparse.ArgumentTypeError(str(e))
+
+
 def parser():
     p = argparse.ArgumentParser(prog="python3 -m iokernels", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
@@ -103,7 +208,21 @@ def parser():
     r.add_argument("--scratch", help="where runs write their files (default RESULTS/out)")
     r.add_argument("--build-dir", help="build directory (default $IOK_BUILD_DIR or <checkout>/build)")
     r.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
+    r.add_argument("--launcher", help='launch every run with this instead of the suite\'s launcher: "srun" (inside '
+                                      'an allocation), "mpiexec", or a command with {ranks}')
     r.set_defaults(func=cmd_run)
+    e = sub.add_parser("ceiling", help="measure the storage ceiling of a directory (contiguous MPI-IO, synced write)")
+    e.add_argument("directory", help="directory on the storage to measure (a temporary file is written there)")
+    e.add_argument("--ranks", type=int, required=True, help="MPI ranks of the MPI-IO measurements")
+    e.add_argument("--size", type=_size,
+                   help="bytes per measurement, e.g. 4GiB (default: twice the RAM when it fits, to defeat the page cache)")
+    e.add_argument("--chunk", type=_size, default=ceiling.DEFAULT_CHUNK,
+                   help="bytes per write call (default 8 MiB)")
+    e.add_argument("--io-layer", choices=suite.LAYERS, help="OpenMPI's MPI-IO layer (default: OpenMPI's choice)")
+    e.add_argument("--launcher", default="mpiexec", help='"mpiexec" (default), "srun", or a command with {ranks}')
+    e.add_argument("-o", "--output", help="result file (default ceiling-HOST-TIME.json)")
+    e.add_argument("--build-dir", help="build directory (default $IOK_BUILD_DIR or <checkout>/build)")
+    e.set_defaults(func=cmd_ceiling)
     s = sub.add_parser("report", help="table of results (one row per run and file)")
     s.add_argument("paths", nargs="+", help="results directories or result JSON files")
     s.add_argument("--csv", help="also write the rows as CSV to this file")
@@ -112,12 +231,38 @@ def parser():
     c.add_argument("base", help="result JSON or results directory")
     c.add_argument("other", help="result JSON or results directory")
     c.add_argument("--strict", action="store_true", help="exit 1 when the MPI-IO layers differ")
+    c.add_argument("--fail-above", type=_ratio_limit, metavar="RATIO",
+                   help="exit 1 when a matched row's median time (other/base) exceeds RATIO, e.g. 1.10 = "
+                        "more than 10%% slower (for CI)")
     c.set_defaults(func=cmd_compare)
     g = sub.add_parser("plot", help="bar chart of bandwidth per backend/strategy")
     g.add_argument("paths", nargs="+", help="results directories or result JSON files")
     g.add_argument("--out", default="plot.png", help="image file (default plot.png)")
     g.add_argument("--title", help="figure title")
     g.set_defaults(func=cmd_plot)
+    h = sub.add_parser("html", help="self-contained HTML report (figures embedded, no network)")
+    h.add_argument("paths", nargs="+", help="results directories or result JSON files (ceilings too)")
+    h.add_argument("-o", "--output", default="report.html", help="HTML file (default report.html)")
+    h.add_argument("--base", nargs="+", help="base results to compare against (ratios other/base highlighted)")
+    h.add_argument("--fail-above", type=_ratio_limit, default=1.10, metavar="RATIO",
+                   help="time ratio highlighted as slower (default 1.10)")
+    h.add_argument("--title", help="page title")
+    h.set_defaults(func=cmd_html)
+    b = sub.add_parser("slurm", help="write a Slurm batch script that runs a suite with srun")
+    b.add_argument("suite", help="suite file")
+    b.add_argument("--nodes", type=int, required=True)
+    b.add_argument("--ntasks-per-node", type=int, required=True)
+    b.add_argument("--time", required=True, help="time limit (minutes, H:M:S or D-H:M:S)")
+    b.add_argument("--partition")
+    b.add_argument("--account")
+    b.add_argument("--results", help="results directory (default results/<suite>-<job id> under the current directory)")
+    b.add_argument("--scratch", help="where runs write their files (default RESULTS/out)")
+    b.add_argument("--build-dir", help="build directory (default $IOK_BUILD_DIR or <checkout>/build)")
+    b.add_argument("--srun-args", default="", help='extra srun options for every run, e.g. "--mpi=pmix"')
+    b.add_argument("--sbatch", action="append", default=[], metavar="OPTION",
+                   help="extra #SBATCH line, e.g. --sbatch=--constraint=ssd (repeatable)")
+    b.add_argument("-o", "--output", default="job.sh", help="script file (default job.sh)")
+    b.set_defaults(func=cmd_slurm)
     return p
 
 

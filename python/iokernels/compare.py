@@ -1,16 +1,21 @@
-"""Side-by-side comparison of two result sets, with ratios (other / base).
+"""Side-by-side comparison of two result sets, with ratios (other / base),
+and the regression verdict of `compare --fail-above`.
 
-Rows are matched on (kernel, case, file, mode, backend, strategy, ranks) and
-the MPI-IO layer; repeats are averaged.  A comparison across MPI-IO layers
-(ROMIO vs OMPIO) is mostly a comparison of the layers — on the E3SM F case they
-differ 3-8x — so when the manifests do not pin the same layer the comparison
-says so loudly, and rows matched across layers are marked."""
-import statistics
-
-from . import results
+Rows are matched on (kernel, case, file, mode, backend, strategy, ranks,
+requested MPI-IO hints, suite matrix values) and the MPI-IO layer; repeats
+are reduced to their median (robust to one slow repeat), with the spread
+kept for the verdict.  A comparison across MPI-IO layers (ROMIO vs OMPIO) is
+mostly a comparison of the layers — on the E3SM F case they differ 3-8x —
+so when the manifests do not pin the same layer the comparison says so
+loudly, and rows matched across layers are marked.  Matched rows whose
+manifests differ in what shapes I/O (MPI, library versions, effective
+hints, node count, host) are named, so a ratio is never read without its
+cause in view."""
+from . import results, stats
 from .table import render
 
-KEY = ("kernel", "case", "label", "mode", "backend", "strategy", "ranks")
+KEY = ("kernel", "case", "label", "mode", "backend", "strategy", "ranks", "hints", "axes")
+KEY_TITLES = ("kernel", "case", "file", "mode", "backend", "strategy", "ranks", "hints", "axes")
 
 
 def layers(docs):
@@ -37,18 +42,23 @@ def banner(text):
     return "\n".join([bar] + ["WARNING: " + text.splitlines()[0]] + text.splitlines()[1:] + [bar])
 
 
+def _key(r, with_layer):
+    return tuple(r.get(k, "") for k in KEY) + ((r["layer"],) if with_layer else ())
+
+
 def _aggregate(rows, with_layer):
     groups = {}
     for r in rows:
         if r["status"] != "ok" or r.get("seconds") is None:
             continue
-        key = tuple(r[k] for k in KEY) + ((r["layer"],) if with_layer else ())
-        groups.setdefault(key, []).append(r)
+        groups.setdefault(_key(r, with_layer), []).append(r)
     out = {}
     for key, rs in groups.items():
-        out[key] = {"seconds": statistics.mean(r["seconds"] for r in rs),
-                    "mib_s": statistics.mean(r["mib_s"] or 0.0 for r in rs),
-                    "bytes": rs[0]["bytes"], "layer": "/".join(sorted({r["layer"] for r in rs})), "n": len(rs)}
+        secs = stats.summarize(r["seconds"] for r in rs)
+        out[key] = {"seconds": secs["median"], "mib_s": stats.summarize(r["mib_s"] or 0.0 for r in rs)["median"],
+                    "seconds_stats": secs, "bytes": rs[0]["bytes"],
+                    "layer": "/".join(sorted({r["layer"] for r in rs})), "n": len(rs),
+                    "manifests": [r.get("manifest") or {} for r in rs]}
     return out
 
 
@@ -57,10 +67,9 @@ def match(base_rows, other_rows):
     whatever is left on the layer-less key (flagged cross_layer)."""
     b1, o1 = _aggregate(base_rows, True), _aggregate(other_rows, True)
     pairs = [(k[:-1], b1[k], o1[k], False) for k in b1 if k in o1]
-    done_b = {k for k in b1 if k in o1}
-    done_o = set(done_b)
-    b_left = [r for r in base_rows if tuple(r[k] for k in KEY) + (r["layer"],) not in done_b]
-    o_left = [r for r in other_rows if tuple(r[k] for k in KEY) + (r["layer"],) not in done_o]
+    done = {k for k in b1 if k in o1}
+    b_left = [r for r in base_rows if _key(r, True) not in done]
+    o_left = [r for r in other_rows if _key(r, True) not in done]
     b2, o2 = _aggregate(b_left, False), _aggregate(o_left, False)
     pairs += [(k, b2[k], o2[k], True) for k in b2 if k in o2]
     unmatched_b = [k for k in b2 if k not in o2]
@@ -72,13 +81,88 @@ def _ratio(a, b):
     return f"{b / a:.2f}x" if a else "-"
 
 
-def compare_table(pairs):
-    headers = ["kernel", "case", "file", "mode", "backend", "strategy", "ranks", "layer",
-               "base s", "other s", "time x", "base MiB/s", "other MiB/s", "bw x"]
+def describe(key):
+    """'e3sm F h0 write pnetcdf canonical 16 ranks cb_nodes=2'"""
+    parts = dict(zip(KEY, key))
+    words = [str(parts[k]) for k in ("kernel", "case", "label", "mode", "backend", "strategy") if parts[k]]
+    words.append(f"{parts['ranks']} ranks")
+    words += [parts[k] for k in ("hints", "axes") if parts[k]]
+    return " ".join(words)
+
+
+def compare_table(pairs, fail_above=None):
+    """The side-by-side table; key columns that are empty in every pair
+    (no hints, no matrix) are left out; with `fail_above` a last column
+    says SLOWER for a pair over the limit."""
+    keep = [i for i, k in enumerate(KEY) if k not in ("hints", "axes") or any(p[0][i] for p in pairs)]
+    headers = [KEY_TITLES[i] for i in keep] + ["layer", "base s", "other s", "time x", "base MiB/s",
+                                                "other MiB/s", "bw x"]
+    if fail_above:
+        headers.append("verdict")
     body = []
     for key, b, o, cross in sorted(pairs, key=lambda p: tuple(str(x) for x in p[0])):
         layer = b["layer"] if not cross else f"{b['layer']}!={o['layer']} !"
-        body.append([str(x) for x in key] + [layer, f"{b['seconds']:.3f}", f"{o['seconds']:.3f}",
-                                            _ratio(b["seconds"], o["seconds"]), f"{b['mib_s']:.1f}",
-                                            f"{o['mib_s']:.1f}", _ratio(b["mib_s"], o["mib_s"])])
-    return render(headers, body, numeric=[6] + list(range(8, len(headers))))
+        row = [str(key[i]) for i in keep] + [layer, f"{b['seconds']:.3f}", f"{o['seconds']:.3f}",
+                                             _ratio(b["seconds"], o["seconds"]), f"{b['mib_s']:.1f}",
+                                             f"{o['mib_s']:.1f}", _ratio(b["mib_s"], o["mib_s"])]
+        if fail_above:
+            row.append("SLOWER" if slower(b, o, fail_above) else "")
+        body.append(row)
+    first_num = headers.index("base s")
+    numeric = [headers.index("ranks")] + list(range(first_num, first_num + 6))
+    return render(headers, body, numeric=numeric)
+
+
+def slower(b, o, limit):
+    """The other side's median time exceeds `limit` x the base's."""
+    return b["seconds"] > 0 and o["seconds"] / b["seconds"] > limit
+
+
+def regressions(pairs, limit):
+    """Lines naming every pair whose median time grew by more than `limit`,
+    with the spread of both sides (a noisy base makes a verdict weak)."""
+    out = []
+    for key, b, o, cross in sorted(pairs, key=lambda p: tuple(str(x) for x in p[0])):
+        if not slower(b, o, limit):
+            continue
+        noisy = [f"{side} CV {s['seconds_stats']['cv'] * 100:.0f}%" for side, s in (("base", b), ("other", o))
+                 if stats.flagged(s["seconds_stats"])]
+        out.append(f"SLOWER {describe(key)}: {b['seconds']:.3f} s -> {o['seconds']:.3f} s "
+                   f"({o['seconds'] / b['seconds']:.2f}x > {limit:.2f}x; medians of {b['n']} and {o['n']} runs)"
+                   + (f" [{', '.join(noisy)}: repeat more before trusting this]" if noisy else "")
+                   + (" [across MPI-IO layers]" if cross else ""))
+    return out
+
+
+def _manifest_facts(m, backend):
+    """What in a manifest shapes I/O, flattened: mpi, the backend's library,
+    effective hints, nodes, host, iokernels version."""
+    facts = {"mpi": m.get("mpi"), "nodes": m.get("nodes"), "host": m.get("host"),
+             "iokernels": m.get("iokernels_version")}
+    libs = m.get("libraries") or {}
+    if backend in libs:
+        facts[f"library {backend}"] = libs[backend]
+    for k, v in (m.get("mpiio_hints") or {}).items():
+        facts[f"hint {k}"] = v
+    return facts
+
+
+def manifest_differences(pairs):
+    """['e3sm F h0 write pnetcdf ...: library pnetcdf PnetCDF 1.14.0 vs PnetCDF 1.13.0; ...']"""
+    lines = []
+    for key, b, o, _ in sorted(pairs, key=lambda p: tuple(str(x) for x in p[0])):
+        backend = dict(zip(KEY, key))["backend"]
+
+        def values(side):
+            seen = {}
+            for m in side["manifests"]:
+                for k, v in _manifest_facts(m, backend).items():
+                    if v is not None:
+                        seen.setdefault(k, set()).add(str(v))
+            return seen
+        bv, ov = values(b), values(o)
+        diffs = [f"{k} {'/'.join(sorted(bv.get(k, {'(none)'})))} vs {'/'.join(sorted(ov.get(k, {'(none)'})))}"
+                 for k in sorted(set(bv) | set(ov)) if bv.get(k) != ov.get(k)]
+        if diffs:
+            lines.append(f"{describe(key)}: " + "; ".join(diffs))
+    return lines

@@ -89,6 +89,8 @@ def command(spec, outdir, json_path, build):
         if spec.strategy:
             argv += [spec.strategy_flag, spec.strategy]
     argv += [a.format(**values) for a in spec.args]
+    for k, v in spec.hints.items():       # iokernels and raw_write both take --hint KEY=VALUE
+        argv += ["--hint", f"{k}={v}"]
     argv += ["--json", str(json_path)]
     return argv
 
@@ -213,7 +215,7 @@ class ResultsDir:
         doc["suite_run"] = {
             "id": spec.run_id, "suite": self.index["suite"], "case": spec.case, "kernel": spec.kernel,
             "backend": spec.backend, "strategy": spec.strategy, "ranks": spec.ranks, "io_layer": spec.io_layer,
-            "matrix": spec.matrix, "env": env, "repeat": spec.repeat + 1, "command": argv, "cwd": str(outdir),
+            "matrix": spec.matrix, "hints": spec.hints, "env": env, "repeat": spec.repeat + 1, "command": argv, "cwd": str(outdir),
             "status": status, "returncode": rc, "started_utc": started, "wall_seconds": round(wall, 3),
             "stdout_log": str(so.relative_to(self.root)), "stderr_log": str(se.relative_to(self.root)),
             "stderr_tail": tail if status != "ok" else [],
@@ -226,7 +228,8 @@ class ResultsDir:
             pass
         entry = {"id": spec.run_id, "result": json_path.name, "status": status, "returncode": rc,
                  "case": spec.case, "kernel": spec.kernel, "backend": spec.backend, "strategy": spec.strategy,
-                 "ranks": spec.ranks, "io_layer": spec.io_layer, "matrix": spec.matrix, "repeat": spec.repeat + 1,
+                 "ranks": spec.ranks, "io_layer": spec.io_layer, "matrix": spec.matrix, "hints": spec.hints,
+                 "repeat": spec.repeat + 1,
                  "wall_seconds": round(wall, 3)}
         h = results.headline(doc) if status == "ok" else None
         if h:
@@ -257,6 +260,56 @@ def progress_line(spec, doc):
     if not h:
         return head + f"{sr['wall_seconds']:.2f} s wall (no timings in the result)"
     return head + f"{format_seconds(h[1])} s, {h[2]:.1f} MiB/s"
+
+
+class Progress:
+    """Runs done / total and the time left.  A run's duration is predicted
+    from the earlier repeats of the same combination (runs alternate, so from
+    the second round on every combination has one), else from the mean of the
+    runs done so far."""
+
+    def __init__(self, runs):
+        self.runs = list(runs)
+        self.done = 0
+        self.started = time.monotonic()
+        self.walls = {}                 # combination -> wall seconds of its repeats so far
+
+    @staticmethod
+    def combination(spec):
+        return (spec.case, spec.ranks, spec.backend, spec.strategy, spec.io_layer,
+                tuple(sorted(spec.axes().items())))
+
+    def record(self, spec, wall):
+        self.done += 1
+        self.walls.setdefault(self.combination(spec), []).append(wall)
+
+    def seconds_left(self):
+        if not self.done:
+            return None
+        every = [w for ws in self.walls.values() for w in ws]
+        mean = sum(every) / len(every)
+        left = 0.0
+        for spec in self.runs[self.done:]:
+            ws = self.walls.get(self.combination(spec))
+            left += sum(ws) / len(ws) if ws else mean
+        return left
+
+    def status(self):
+        """'3/12 done, 0:41 elapsed, ~2:05 left'"""
+        left = self.seconds_left()
+        elapsed = time.monotonic() - self.started
+        text = f"{self.done}/{len(self.runs)} done, {format_clock(elapsed)} elapsed"
+        if left is not None and self.done < len(self.runs):
+            text += f", ~{format_clock(left)} left"
+        return text
+
+
+def format_clock(seconds):
+    """75 -> '1:15', 3725 -> '1:02:05'."""
+    s = int(round(seconds))
+    h, m = divmod(s, 3600)
+    m, s = divmod(m, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
 def format_seconds(t):

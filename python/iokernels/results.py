@@ -35,7 +35,9 @@ def load_dir(path):
     if index.is_file():
         with open(index) as f:
             idx = json.load(f)
-        return [load_doc(path / r["result"]) for r in idx.get("runs", []) if (path / r["result"]).is_file()]
+        extra = [idx["ceiling"]] if idx.get("ceiling") and (path / idx["ceiling"]).is_file() else []
+        return [load_doc(path / f) for f in extra] + \
+            [load_doc(path / r["result"]) for r in idx.get("runs", []) if (path / r["result"]).is_file()]
     docs = []
     for p in sorted(path.rglob("*.json")):
         try:
@@ -77,6 +79,29 @@ def status_of(doc):
     return doc.get("suite_run", {}).get("status", "ok")
 
 
+def requested_hints(doc):
+    """The MPI-IO hints the run asked for (--hint KEY=VALUE on its command
+    line), as "k=v k=v" sorted; library defaults in the manifest's
+    mpiio_hints are not requests and are left out."""
+    argv = doc.get("manifest", {}).get("command_line") or doc.get("suite_run", {}).get("command") or []
+    hints = {}
+    for i, a in enumerate(argv):
+        value = argv[i + 1] if a == "--hint" and i + 1 < len(argv) else a[7:] if a.startswith("--hint=") else None
+        if value and "=" in value:
+            k, v = value.split("=", 1)
+            hints[k] = v
+    for k, v in (doc.get("suite_run", {}).get("hints") or {}).items():
+        hints[k] = str(v)
+    return " ".join(f"{k}={v}" for k, v in sorted(hints.items()))
+
+
+def axes_of(doc):
+    """The suite's matrix values of a run ("records=5"), which tell runs of
+    one case apart."""
+    m = doc.get("suite_run", {}).get("matrix") or {}
+    return " ".join(f"{k}={v}" for k, v in sorted(m.items()))
+
+
 def _common(doc):
     sr = doc.get("suite_run", {})
     params = doc.get("params", {})
@@ -85,7 +110,8 @@ def _common(doc):
     strategy = sr.get("strategy") or params.get("strategy") or ("-" if kernel == "raw_write" else "canonical")
     ranks = doc.get("manifest", {}).get("processes") or sr.get("ranks") or 0
     return {"run": run_name(doc), "kernel": kernel, "case": case, "strategy": strategy, "ranks": int(ranks),
-            "layer": layer_of(doc), "status": status_of(doc)}
+            "layer": layer_of(doc), "status": status_of(doc), "hints": requested_hints(doc), "axes": axes_of(doc),
+            "manifest": doc.get("manifest", {})}
 
 
 def _stat_max(d, *keys):
@@ -116,7 +142,9 @@ def rows(doc):
                     "data_mib_s": f.get("bandwidth_mib_s", {}).get("data_only"),
                     "rss_peak": _stat_max(f, "memory_bytes", "rss_peak"),
                     "library_hwm": _stat_max(f, "memory_bytes", "library_hwm"),
-                    "verify": "" if v is None else ("ok" if not v.get("mismatches") else f"{int(v['mismatches'])} bad")})
+                    "verify": "" if v is None else ("ok" if not v.get("mismatches") else f"{int(v['mismatches'])} bad"),
+                    "phases": {k: s.get("max") for k, s in (f.get("seconds") or {}).items()
+                               if k != "end_to_end" and isinstance(s, dict) and s.get("max") is not None}})
     if not out:
         out.append({**base, "label": "", "mode": "", "backend": sr.get("backend") or "", "bytes": None,
                     "seconds": None, "mib_s": None, "data_mib_s": None, "rss_peak": None,
@@ -141,6 +169,8 @@ def headline(doc):
             return s.get("bytes", 0), s["read_seconds"], s.get("read_mib_s", 0.0)
         return s.get("bytes", 0), s["write_seconds"], s.get("write_mib_s", 0.0)
     files = doc.get("files", [])
+    if doc.get("kernel") == "ceiling":            # its collective write; the others are alternatives
+        files = files[:1]
     chosen = [f for f in files if f.get("mode") == "write"] or [f for f in files if f.get("mode") == "read"]
     if not chosen:
         return None

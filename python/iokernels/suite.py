@@ -16,7 +16,8 @@ h5bench's JSON driver configuration, converted by h5bench_form).
     args = ["-r", "{records}", "-o", "{outdir}/f.nc", "{shared}/datasets/e3sm/map_f_case_16p.nc"]
     matrix = { records = [1, 5] } # extra axes, used in args as {records}
     env = { OMPI_MCA_io = "ompio" }
-    repeats = 3
+    hints = { cb_nodes = [1, 2], striping_factor = 4 }   # MPI-IO hints (--hint), lists are axes
+    repeats = 3                   # repeats alternate: every combination once, then again
 
     [[input]]                     # made once, before the runs, in RESULTS/inputs/
     name = "g_map"                # {g_map} in args is the file's path
@@ -25,6 +26,9 @@ h5bench's JSON driver configuration, converted by h5bench_form).
 
 Inputs let a suite bring its own data (a generated map, a config file) so it
 runs on a fresh checkout; the file stays with the results it produced.
+Repeats are interleaved: the suite runs every combination of every case once,
+then each again, so a slow minute of a shared file system spreads over all
+combinations instead of hitting one combination's repeats back to back.
 Every run executes in its own output directory ({outdir}, also the working
 directory), gets `--json FILE` appended, and is described by a RunSpec.
 Validation is strict: an unknown key, a wrong type or an unknown {placeholder}
@@ -56,6 +60,9 @@ SUITE_KEYS = {
     "io_layer": "default MPI-IO layer(s): romio, ompio",
     "env": "environment for every run (table)",
     "build_dir": "build directory (relative to the checkout)",
+    "hints": "default MPI-IO hints for every case (table; list values expand)",
+    "ceiling": "measure the storage ceiling of the scratch directory before the runs: "
+               "true, or a table of size, chunk, ranks (see `iokernels ceiling`)",
 }
 CASE_KEYS = {
     "name": "case name (shown in reports; default: the kernel)",
@@ -74,6 +81,7 @@ CASE_KEYS = {
     "timeout": "as in [suite]",
     "backend_flag": 'option that passes the backend (default "-a")',
     "strategy_flag": 'option that passes the strategy (default "-x")',
+    "hints": "MPI-IO hints passed as --hint KEY=VALUE (table; list values expand: cb_nodes = [1, 2])",
 }
 INPUT_KEYS = {
     "name": "placeholder name: {NAME} in a case's args is the input file's path",
@@ -84,7 +92,7 @@ INPUT_KEYS = {
 BUILTIN_PLACEHOLDERS = ("outdir", "shared", "source", "build", "cwd", "ranks", "backend",
                         "strategy", "io_layer", "repeat", "case", "kernel")
 # Suite-level keys that are also case defaults.
-INHERITED = ("launcher", "launcher_args", "timeout", "repeats", "ranks", "io_layer", "env")
+INHERITED = ("launcher", "launcher_args", "timeout", "repeats", "ranks", "io_layer", "env", "hints")
 
 
 @dataclass
@@ -105,16 +113,17 @@ class RunSpec:
     timeout: float
     backend_flag: str = "-a"
     strategy_flag: str = "-x"
-    varying: tuple = ()             # matrix/env names with several values (they tell runs apart)
+    hints: dict = field(default_factory=dict)   # MPI-IO hints, passed as --hint KEY=VALUE
+    varying: tuple = ()             # matrix/env/hint names with several values (they tell runs apart)
     title: str = ""                 # replaces kernel/case/backend/strategy in label() (bench scripts)
     run_id: str = ""
     total: int = 0
     inputs: dict = field(default_factory=dict)  # input name -> path, set when the inputs are made
 
     def axes(self):
-        """Matrix and environment values that vary within the case."""
-        both = {**self.env, **self.matrix}
-        return {k: both[k] for k in self.varying}
+        """Matrix, environment and hint values that vary within the case."""
+        every = {**self.env, **self.hints, **self.matrix}
+        return {k: every[k] for k in self.varying}
 
     @property
     def is_tool(self):
@@ -146,6 +155,7 @@ class Suite:
     env: dict = field(default_factory=dict)
     directories: list = field(default_factory=list)  # made before running (h5bench's "directory")
     inputs: list = field(default_factory=list)       # Input: made before running, in RESULTS/inputs
+    ceiling: dict | None = None                      # [suite] ceiling: options of ceiling.measure
 
 
 @dataclass
@@ -254,6 +264,8 @@ def from_dict(doc, path="<suite>"):
     _check_keys(top, SUITE_KEYS, _where(path, None, None))
     if not isinstance(top.get("env", {}), dict):
         raise UsageError(f"{path}: [suite]: 'env' must be a table, e.g. env = {{ OMPI_MCA_btl = \"self,sm\" }}")
+    if not isinstance(top.get("hints", {}), dict):
+        raise UsageError(f"{path}: [suite]: 'hints' must be a table, e.g. hints = {{ cb_nodes = 2 }}")
     cases = doc.get("case", [])
     if not isinstance(cases, list) or not cases:
         raise UsageError(f"{path}: no cases", "add at least one [[case]] table with a kernel")
@@ -266,9 +278,11 @@ def from_dict(doc, path="<suite>"):
         if not isinstance(case, dict):
             raise UsageError(f"{path}: case #{no} is not a table", "write cases as [[case]] tables")
         merged = {k: top[k] for k in INHERITED if k in top}
-        merged["env"] = {**top.get("env", {}), **case.get("env", {})} if isinstance(case.get("env", {}), dict) else case["env"]
+        for table in ("env", "hints"):
+            merged[table] = ({**top.get(table, {}), **case.get(table, {})}
+                             if isinstance(case.get(table, {}), dict) else case[table])
         for k, v in case.items():
-            if k != "env":
+            if k not in ("env", "hints"):
                 merged[k] = v
         runs = _expand_case(merged, case, no, path, input_names)
         name = runs[0].case
@@ -276,6 +290,8 @@ def from_dict(doc, path="<suite>"):
             raise UsageError(f"{path}: two cases are named {name!r}", "give each case a distinct name")
         seen.add(name)
         suite.runs += runs
+    suite.runs = interleave_repeats(suite.runs)
+    suite.ceiling = _ceiling_options(top.get("ceiling"), path)
     for i, r in enumerate(suite.runs, 1):
         r.index, r.total = i, len(suite.runs)
         parts = [f"{i:03d}", slug(r.case)]
@@ -285,6 +301,54 @@ def from_dict(doc, path="<suite>"):
         parts.append(f"r{r.repeat + 1}")
         r.run_id = "-".join(parts)
     return suite
+
+
+def interleave_repeats(runs):
+    """Repeat 1 of every combination (cases in file order), then repeat 2 of
+    each, ...: repeats of one combination are never back to back, so drift
+    of a shared file system shows as variance instead of as a difference
+    between combinations."""
+    return sorted(runs, key=lambda r: r.repeat)     # stable: keeps the matrix order within a round
+
+
+CEILING_KEYS = {"size": "bytes (integer, or text such as \"4GiB\"; default: twice the RAM, where it fits)",
+                "chunk": "bytes per write call (default 8 MiB)",
+                "ranks": "ranks of the MPI-IO measurements (default: the largest rank count of the suite)"}
+
+
+def _ceiling_options(value, path):
+    """[suite] ceiling = true | { size, chunk, ranks } -> dict or None."""
+    if value is None or value is False:
+        return None
+    if value is True:
+        return {}
+    where = f"{path}: [suite] ceiling"
+    if not isinstance(value, dict):
+        raise UsageError(f"{where} must be true or a table", 'e.g. ceiling = { size = "256MiB", ranks = 4 }')
+    _check_keys(value, CEILING_KEYS, where)
+    out = {}
+    for k in ("size", "chunk"):
+        if k in value:
+            out[k] = parse_size(value[k], f"{where}: '{k}'")
+    if "ranks" in value:
+        if not isinstance(value["ranks"], int) or isinstance(value["ranks"], bool) or value["ranks"] <= 0:
+            raise UsageError(f"{where}: 'ranks' must be a positive integer, got {value['ranks']!r}")
+        out["ranks"] = value["ranks"]
+    return out
+
+
+_UNITS = {"": 1, "b": 1, "k": 1024, "kib": 1024, "m": 1024**2, "mib": 1024**2, "g": 1024**3, "gib": 1024**3,
+          "t": 1024**4, "tib": 1024**4, "kb": 1000, "mb": 1000**2, "gb": 1000**3, "tb": 1000**4}
+
+
+def parse_size(value, where):
+    """4096, "64MiB", "1.5G" (binary), "1GB" (decimal) -> bytes (positive int)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([A-Za-z]*)\s*", str(value)) if isinstance(value, str) else None
+    if m and m.group(2).lower() in _UNITS and float(m.group(1)) * _UNITS[m.group(2).lower()] >= 1:
+        return int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+    raise UsageError(f"{where}: {value!r} is not a size", "give bytes (4096) or a size such as \"64MiB\", \"4GiB\"")
 
 
 def _inputs(entries, path):
@@ -372,6 +436,16 @@ def _expand_case(c, raw_case, no, path, input_names=frozenset()):
         raise UsageError(f"{where}: 'env' must be a table, e.g. env = {{ OMPI_MCA_io = \"ompio\" }}")
     env_axes = {k: [_scalar_text(v, f"env.{k}", where) for v in (vals if isinstance(vals, list) else [vals])]
                 for k, vals in env.items()}
+    hints = c.get("hints", {})
+    if not isinstance(hints, dict):
+        raise UsageError(f"{where}: 'hints' must be a table, e.g. hints = {{ cb_nodes = [1, 2] }}")
+    hint_axes = {}
+    for k, vals in hints.items():
+        if not re.fullmatch(r"[A-Za-z0-9_.]+", k):
+            raise UsageError(f"{where}: hint name {k!r} is not an MPI-IO hint name", "e.g. cb_nodes, striping_factor")
+        hint_axes[k] = [_scalar_text(v, f"hints.{k}", where) for v in (vals if isinstance(vals, list) else [vals])]
+        if not hint_axes[k]:
+            raise UsageError(f"{where}: hint '{k}' is an empty list")
 
     known = set(BUILTIN_PLACEHOLDERS) | set(maxes) | set(input_names)
     for a in args:
@@ -391,15 +465,15 @@ def _expand_case(c, raw_case, no, path, input_names=frozenset()):
             raise UsageError(f"{where}: '{key}' must be an option name such as \"--method\"")
         flags[key] = v
 
-    varying = tuple(k for k, v in {**env_axes, **maxes}.items() if len(v) > 1)
+    varying = tuple(k for k, v in {**env_axes, **hint_axes, **maxes}.items() if len(v) > 1)
     runs = []
-    mnames, enames = list(maxes), list(env_axes)
-    for n, be, st, lay, mvals, evals in itertools.product(
-            ranks, backends, strategies, layers,
+    mnames, enames, hnames = list(maxes), list(env_axes), list(hint_axes)
+    for n, be, st, lay, hvals, mvals, evals in itertools.product(
+            ranks, backends, strategies, layers, itertools.product(*hint_axes.values()),
             itertools.product(*maxes.values()), itertools.product(*env_axes.values())):
         for rep in range(repeats):
             runs.append(RunSpec(index=0, case=name, kernel=kernel, ranks=n, backend=be, strategy=st,
                                 io_layer=lay, matrix=dict(zip(mnames, mvals)), env=dict(zip(enames, evals)),
-                                repeat=rep, args=args, launcher=launcher, timeout=float(timeout),
-                                varying=varying, **flags))
+                                hints=dict(zip(hnames, hvals)), repeat=rep, args=args, launcher=launcher,
+                                timeout=float(timeout), varying=varying, **flags))
     return runs

@@ -12,9 +12,12 @@ REPORT_COLUMNS = (
     ("strategy", "strategy", str),
     ("ranks", "ranks", str),
     ("layer", "layer", str),
+    ("hints", "hints", str),
+    ("axes", "matrix", str),
     ("bytes", "bytes", lambda v: format_bytes(v)),
     ("seconds", "max s", lambda v: f"{v:.3f}"),
     ("mib_s", "MiB/s", lambda v: f"{v:.1f}"),
+    ("pct_ceiling", "% ceil", lambda v: f"{v:.0f}%"),
     ("rss_peak", "RSS max", lambda v: format_bytes(v)),
     ("library_hwm", "lib mem", lambda v: format_bytes(v)),
     ("verify", "verify", str),
@@ -61,6 +64,24 @@ def report_table(rows, columns=REPORT_COLUMNS):
     numeric = [i for i, (k, _, _) in enumerate(cols) if any(is_number(r.get(k)) for r in rows) and k != "ranks"]
     numeric += [i for i, (k, _, _) in enumerate(cols) if k == "ranks"]
     return render([t for _, t, _ in cols], body, numeric)
+
+
+def repeats_table(groups):
+    """Median, min, max and coefficient of variation of the bandwidth of
+    each case over its repeats (stats.group); cases above the CV limit are
+    marked."""
+    from . import stats
+    headers = ["kernel", "case", "file", "mode", "backend", "strategy", "ranks", "layer", "hints/matrix", "runs",
+               "median MiB/s", "min", "max", "CV", ""]
+    body = []
+    for row, s in groups.values():
+        if s["n"] < 2:
+            continue
+        body.append([str(row[k]) for k in ("kernel", "case", "label", "mode", "backend", "strategy", "ranks", "layer")]
+                    + [" ".join(x for x in (row.get("hints"), row.get("axes")) if x), str(s["n"]),
+                       f"{s['median']:.1f}", f"{s['min']:.1f}", f"{s['max']:.1f}", f"{s['cv'] * 100:.1f}%",
+                       f"VARIES > {stats.CV_LIMIT * 100:.0f}%" if stats.flagged(s) else ""])
+    return render(headers, body, numeric=[6] + list(range(10, 14)))
 
 
 def to_csv(rows, fields):

@@ -1,0 +1,93 @@
+"""The HTML report's figures (matplotlib, returned as SVG text so the report
+embeds them and needs no network): bandwidth bars with min/max whiskers and
+the ceiling as lines, phase breakdown, scaling over ranks."""
+import io
+import statistics
+
+import matplotlib
+
+matplotlib.use("Agg")
+matplotlib.rcParams["svg.hashsalt"] = "iokernels"     # same input, same SVG
+matplotlib.rcParams["svg.fonttype"] = "path"          # text as paths: no fonts needed to view
+import matplotlib.pyplot as plt  # noqa: E402
+
+from . import runs  # noqa: E402
+
+PHASE_COLOURS = {"open": "#4c72b0", "define": "#55a868", "fill": "#8c8c8c", "post": "#c44e52",
+                 "post_read": "#dd8452", "flush": "#8172b3", "verify": "#937860", "close": "#da8bc3"}
+
+
+def _svg(fig):
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", bbox_inches="tight")
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def _ceiling_lines(ax, ceil, mode):
+    if not ceil:
+        return
+    s = ceil["summary"]
+    if mode == "write":
+        ax.axhline(s["write_mib_s"], color="tab:red", linestyle="--",
+                   label=f"ceiling MPI-IO write {s['write_mib_s']:.0f} MiB/s")
+        ax.axhline(s["synced_write_mib_s"], color="tab:orange", linestyle=":",
+                   label=f"ceiling synced write {s['synced_write_mib_s']:.0f} MiB/s")
+    else:
+        ax.axhline(s["read_mib_s"], color="tab:red", linestyle="--",
+                   label=f"ceiling cold read {s['read_mib_s']:.0f} MiB/s")
+    ax.legend(fontsize=7, loc="upper right")
+
+
+def bandwidth(panel_title, bars, ceil, mode):
+    """bars: [(label, [MiB/s of each repeat])]; bars at the median, whiskers
+    at min and max; the directory's ceiling as horizontal lines."""
+    fig, ax = plt.subplots(figsize=(max(4.5, 1.0 + 0.9 * len(bars)), 4.0))
+    med = [statistics.median(v) for _, v in bars]
+    lo = [m - min(v) for m, (_, v) in zip(med, bars)]
+    hi = [max(v) - m for m, (_, v) in zip(med, bars)]
+    ax.bar(range(len(bars)), med, yerr=[lo, hi], capsize=4, color="tab:blue")
+    ax.set_xticks(range(len(bars)), [b for b, _ in bars], fontsize=7)
+    ax.set_ylabel("MiB/s (median; whiskers min-max)")
+    ax.set_title(panel_title, fontsize=10)
+    _ceiling_lines(ax, ceil, mode)
+    return _svg(fig)
+
+
+def phases(title, bars):
+    """bars: [(label, {phase: median seconds})]: stacked horizontal bars."""
+    fig, ax = plt.subplots(figsize=(7.5, 0.9 + 0.45 * len(bars)))
+    used = [p for p in runs.PHASES if any(ph.get(p) for _, ph in bars)]
+    left = [0.0] * len(bars)
+    for p in used:
+        widths = [ph.get(p, 0.0) for _, ph in bars]
+        ax.barh(range(len(bars)), widths, left=left, color=PHASE_COLOURS[p], label=p)
+        left = [a + b for a, b in zip(left, widths)]
+    ax.set_yticks(range(len(bars)), [b.replace("\n", " ") for b, _ in bars], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel("seconds (slowest rank per phase, median over repeats)")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=7, ncol=len(used), loc="lower center", bbox_to_anchor=(0.5, 1.08), frameon=False)
+    return _svg(fig)
+
+
+def scaling(title, lines, ceil, mode):
+    """lines: [(label, [(ranks, [MiB/s of each repeat])])]: median over ranks
+    with min/max error bars."""
+    fig, ax = plt.subplots(figsize=(6.0, 4.0))
+    for label, points in lines:
+        points = sorted(points)
+        xs = [n for n, _ in points]
+        med = [statistics.median(v) for _, v in points]
+        err = [[m - min(v) for m, (_, v) in zip(med, points)], [max(v) - m for m, (_, v) in zip(med, points)]]
+        ax.errorbar(xs, med, yerr=err, marker="o", capsize=3, label=label.replace("\n", " "))
+    ax.set_xscale("log", base=2)
+    ticks = sorted({n for _, points in lines for n, _ in points})
+    ax.set_xticks(ticks, [str(n) for n in ticks])
+    ax.minorticks_off()
+    ax.set_xlabel("ranks")
+    ax.set_ylabel("MiB/s (median)")
+    ax.set_title(title, fontsize=10)
+    _ceiling_lines(ax, ceil, mode)
+    ax.legend(fontsize=7)
+    return _svg(fig)
