@@ -258,7 +258,9 @@ def parser():
     b.add_argument("--results", help="results directory (default results/<suite>-<job id> under the current directory)")
     b.add_argument("--scratch", help="where runs write their files (default RESULTS/out)")
     b.add_argument("--build-dir", help="build directory (default $IOK_BUILD_DIR or <checkout>/build)")
-    b.add_argument("--srun-args", default="", help='extra srun options for every run, e.g. "--mpi=pmix"')
+    b.add_argument("--srun-args", default="--mpi=pmix",
+                   help="srun options for every run (default --mpi=pmix: OpenMPI needs PMIx under srun; "
+                        "\"\" for none, --mpi=pmi2 for MPICH)")
     b.add_argument("--sbatch", action="append", default=[], metavar="OPTION",
                    help="extra #SBATCH line, e.g. --sbatch=--constraint=ssd (repeatable)")
     b.add_argument("-o", "--output", default="job.sh", help="script file (default job.sh)")

@@ -205,6 +205,14 @@ class ResultsDir:
             except UsageError:
                 doc = None
         status = "timeout" if rc is None else ("ok" if rc == 0 and doc is not None else "failed")
+        launched = (doc or {}).get("manifest", {}).get("processes")
+        if status == "ok" and launched is not None and launched != spec.ranks:
+            # e.g. srun without PMIx: N singleton processes that each think they are alone
+            status = "failed"
+            with open(se, "a") as f:
+                f.write(f"iokernels run: error: the program ran as {launched} MPI process(es), the suite asked for "
+                        f"{spec.ranks}: the launcher did not start one MPI job (srun needs --mpi=pmix for "
+                        "OpenMPI; see the launcher setting)\n")
         if doc is None:
             doc = {"schema": results.SCHEMA, "kernel": spec.kernel, "files": []}
             if rc == 0:

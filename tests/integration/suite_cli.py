@@ -1,0 +1,32 @@
+"""Running `python3 -m iokernels ...` from the tests (the suite runner's
+command line, with this checkout's python/ and build)."""
+import os
+import subprocess
+import sys
+
+from conftest import BUILD_DIR, SOURCE_DIR
+
+sys.path.insert(0, str(SOURCE_DIR / "python"))
+
+
+def cli_env(**extra):
+    return dict(os.environ, PYTHONPATH=str(SOURCE_DIR / "python"), IOK_BUILD_DIR=str(BUILD_DIR), **extra)
+
+
+def cli(*args, cwd=None, timeout=900):
+    """CompletedProcess (text) of `python3 -m iokernels ARGS`."""
+    return subprocess.run([sys.executable, "-m", "iokernels", *map(str, args)], capture_output=True, text=True,
+                          env=cli_env(), cwd=cwd, timeout=timeout)
+
+
+def ok(p):
+    assert p.returncode == 0, f"exit {p.returncode}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}"
+    return p
+
+
+def one_error(p, *fragments):
+    """A refused command: exit 2, one 'error:' line naming the problem, no traceback."""
+    assert p.returncode == 2, f"exit {p.returncode}\n{p.stdout}\n{p.stderr}"
+    assert p.stderr.count("error:") == 1 and "Traceback" not in p.stderr, p.stderr
+    for f in fragments:
+        assert f in p.stderr, f"{f!r} not in:\n{p.stderr}"
