@@ -5,11 +5,22 @@ gcrm_inputs() writes a minimal GCRM input set in the reference's syntax
 configuration): a few history variables on cells, corners and edges, the
 grid variables of the separate grid file, two restart variables, physics off.
 At level 3 (model step 900 s) with 30 simulated minutes and history and
-restart every 900 s it makes 3 dumps.
+restart every 900 s it makes 3 dumps.  The file configuration comes in three
+layouts, as the reference's own configurations do: fields in groups, every
+field in one file, one file per field.
+
+mpi_io_test_decomposition() writes a decomposition in the format of
+E3SM-IO's mpi_io_test (a CDF-1 file of per-process offsets and lengths),
+byte by byte, with no NetCDF library: loading netCDF4 next to h5py in one
+process crashes.
+
+h5bench_config() writes an h5bench KEY=VALUE configuration.
 
 e3sm_map() writes a small F-case-like decomposition map with the project's
 own e3sm_mapgen tool.
 """
+import random
+import struct
 import subprocess
 from pathlib import Path
 
@@ -58,10 +69,22 @@ _GCRM_FILES = [
     ("state_", ["pressure", "clus_mask"]),
     ("wind_", ["u", "wind"]),
 ]
+_GCRM_FIELDS = [f for _, fields in _GCRM_FILES for f in fields]
+GCRM_LAYOUTS = {
+    "groups": _GCRM_FILES,
+    "one": [("all_", _GCRM_FIELDS)],
+    "each": [(f"{f}_", [f]) for f in _GCRM_FIELDS],
+}
 
 
-def gcrm_inputs(directory):
-    """Writes zgrd.in, mini.desc and mini.fcfg into directory; returns the parameter file path."""
+def gcrm_vars():
+    """The description's variables: name -> (type, dimension keywords, extra lines)."""
+    return {name: (typ, dims.split(), extra) for name, typ, dims, extra in _GCRM_VARS}
+
+
+def gcrm_inputs(directory, layout="groups"):
+    """Writes zgrd.in, mini.desc and mini.fcfg (fields grouped as GCRM_LAYOUTS[layout])
+    into directory; returns the parameter file path."""
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
     desc = ['property title "iokernels matrix test"', 'property institution "test"', ""]
@@ -69,12 +92,65 @@ def gcrm_inputs(directory):
         desc += [f"name {name}", f"type {typ}", f"dimension {dims}", *extra, ""]
     (d / "mini.desc").write_text("\n".join(desc))
     fcfg = []
-    for prefix, fields in _GCRM_FILES:
+    for prefix, fields in GCRM_LAYOUTS[layout]:
         fcfg += ["#", f'file_prefix "{prefix}"', "field     time", *[f"field     {f}" for f in fields]]
     (d / "mini.fcfg").write_text("\n".join(fcfg) + "\n")
     param = d / "zgrd.in"
     param.write_text(GCRM_PARAMS.format(desc="mini.desc", fcfg="mini.fcfg"))
     return param
+
+
+def _cdf_name(name):
+    b = name.encode()
+    return struct.pack(">i", len(b)) + b + b"\0" * (-len(b) % 4)
+
+
+def write_cdf1_ints(path, dims, variables):
+    """A NetCDF classic (CDF-1) file of 1-D int variables, no attributes, no
+    record dimension: dims [(name, length)], variables [(name, dim name, values)]."""
+    dim_id = {name: i for i, (name, _) in enumerate(dims)}
+    head = b"CDF\x01" + struct.pack(">i", 0)
+    head += struct.pack(">ii", 0x0A, len(dims)) + b"".join(_cdf_name(n) + struct.pack(">i", l) for n, l in dims)
+    head += struct.pack(">ii", 0, 0)  # no global attributes
+    entries = [(_cdf_name(n) + struct.pack(">ii", 1, dim_id[d]) + struct.pack(">iiii", 0, 0, 4, 4 * len(v)), v)
+               for n, d, v in variables]  # + begin (4 bytes) each
+    begin = len(head) + 8 + sum(len(e) + 4 for e, _ in entries)
+    body, data = [], []
+    for e, v in entries:
+        body.append(e + struct.pack(">i", begin))
+        data.append(struct.pack(f">{len(v)}i", *v))
+        begin += 4 * len(v)
+    Path(path).write_bytes(head + struct.pack(">ii", 0x0B, len(entries)) + b"".join(body) + b"".join(data))
+    return Path(path)
+
+
+def mpi_io_test_decomposition(path, nprocs=32, array_size=6000, lengths=(1, 6), seed=1):
+    """Writes an mpi_io_test decomposition like the real D2 (short runs of
+    `lengths` floats, every element covered exactly once, each process's runs
+    sorted and never adjacent); returns [(offsets, lengths)] per process."""
+    rng = random.Random(seed)
+    procs = [([], []) for _ in range(nprocs)]
+    at, last = 0, -1
+    while at < array_size:
+        n = min(rng.randint(*lengths), array_size - at)
+        p = rng.choice([q for q in range(nprocs) if q != last])
+        procs[p][0].append(at)
+        procs[p][1].append(n)
+        at, last = at + n, p
+    assert all(off for off, _ in procs), "a process without runs: use fewer processes or a larger array"
+    dims = [("num_procs", nprocs), ("array_size", array_size)] + [(f"nreq_{p:05d}", len(o)) for p, (o, _) in
+                                                                   enumerate(procs)]
+    variables = []
+    for p, (o, n) in enumerate(procs):
+        variables += [(f"off_{p:05d}", f"nreq_{p:05d}", o), (f"len_{p:05d}", f"nreq_{p:05d}", n)]
+    write_cdf1_ints(path, dims, variables)
+    return procs
+
+
+def h5bench_config(path, **kv):
+    """Writes an h5bench configuration (one KEY=VALUE a line); returns its path."""
+    Path(path).write_text("".join(f"{k}={v}\n" for k, v in kv.items()))
+    return Path(path)
 
 
 def e3sm_map(mapgen, path, ncol=64, nlev=4, nprocs=4, seed=1):
