@@ -40,14 +40,18 @@ def _ceiling_lines(ax, ceil, mode):
 
 
 def bandwidth(panel_title, bars, ceil, mode):
-    """bars: [(label, [MiB/s of each repeat])]; bars at the median, whiskers
-    at min and max; the directory's ceiling as horizontal lines."""
+    """bars: [(label, [MiB/s of each repeat], % of ceiling or None)]; bars
+    at the median, whiskers at min and max, each labelled with its median
+    (and % of ceiling); the directory's ceiling as horizontal lines."""
     fig, ax = plt.subplots(figsize=(max(4.5, 1.0 + 0.9 * len(bars)), 4.0))
-    med = [statistics.median(v) for _, v in bars]
-    lo = [m - min(v) for m, (_, v) in zip(med, bars)]
-    hi = [max(v) - m for m, (_, v) in zip(med, bars)]
+    med = [statistics.median(v) for _, v, _ in bars]
+    lo = [m - min(v) for m, (_, v, _) in zip(med, bars)]
+    hi = [max(v) - m for m, (_, v, _) in zip(med, bars)]
     ax.bar(range(len(bars)), med, yerr=[lo, hi], capsize=4, color="tab:blue")
-    ax.set_xticks(range(len(bars)), [b for b, _ in bars], fontsize=7)
+    for i, (m, top, (_, _, pct)) in enumerate(zip(med, hi, bars)):
+        ax.annotate(f"{m:.3g}" + (f"\n{pct:.0f}%" if pct is not None else ""), (i, m + top),
+                    xytext=(0, 2), textcoords="offset points", ha="center", va="bottom", fontsize=7)
+    ax.set_xticks(range(len(bars)), [b for b, _, _ in bars], fontsize=7)
     ax.set_ylabel("MiB/s (median; whiskers min-max)")
     ax.set_title(panel_title, fontsize=10)
     _ceiling_lines(ax, ceil, mode)

@@ -77,6 +77,11 @@ def _ceiling_section(ceilings):
             + f"<ul class='note'>{notes}</ul>")
 
 
+def _median_pct(reps):
+    pct = [r["pct_ceiling"] for r in reps if r["pct_ceiling"] is not None]
+    return statistics.median(pct) if pct else None
+
+
 def _bandwidth_section(groups):
     panels = {}
     for (key, ranks), reps in groups.items():
@@ -84,7 +89,7 @@ def _bandwidth_section(groups):
         panels.setdefault((kernel, case, mode, ranks), []).append(reps)
     imgs = []
     for (kernel, case, mode, ranks), series in sorted(panels.items(), key=lambda kv: str(kv[0])):
-        bars = [(runs.series_label(reps[0]), [r["mib_s"] for r in reps]) for reps in series]
+        bars = [(runs.series_label(reps[0]), [r["mib_s"] for r in reps], _median_pct(reps)) for reps in series]
         ceil = next((r["ceiling"] for reps in series for r in reps if r["ceiling"]), None)
         title = f"{kernel} {case if case != kernel else ''} {mode}, {ranks} ranks".replace("  ", " ")
         imgs.append(_img(figures.bandwidth(title, bars, ceil, mode), f"bandwidth {title}"))
@@ -97,11 +102,11 @@ def _variance_section(groups):
     rows, flags, classes = [], [], []
     for (key, ranks), reps in groups.items():
         s = stats.summarize(r["mib_s"] for r in reps)
-        pct = [r["pct_ceiling"] for r in reps if r["pct_ceiling"] is not None]
+        pct = _median_pct(reps)
         flag = stats.flagged(s)
         rows.append([key[0], key[1], key[2], key[3], key[4], key[5], " ".join(x for x in key[6:] if x), str(ranks),
                      str(s["n"]), _num(s["median"]), _num(s["min"]), _num(s["max"]),
-                     _num(s["cv"] * 100, "{:.1f}"), _num(statistics.median(pct), "{:.0f}%") if pct else "",
+                     _num(s["cv"] * 100, "{:.1f}"), _num(pct, "{:.0f}%"),
                      f"varies > {stats.CV_LIMIT * 100:.0f}%" if flag else ""])
         flags.append("flag" if flag else "")
         classes.append([""] * 7 + ["num"] * 7 + [""])
