@@ -163,7 +163,7 @@ def cmd_html(a):
 def cmd_slurm(a):
     text = slurm.script(a.suite, a.nodes, a.ntasks_per_node, a.time, partition=a.partition, account=a.account,
                         results=a.results, scratch=a.scratch, build=a.build_dir, srun_args=a.srun_args,
-                        extra_sbatch=a.sbatch)
+                        extra_sbatch=a.sbatch, setup=a.setup)
     with open(a.output, "w") as f:
         f.write(text)
     Path(a.output).chmod(0o755)
@@ -263,6 +263,8 @@ def parser():
                         "\"\" for none, --mpi=pmi2 for MPICH)")
     b.add_argument("--sbatch", action="append", default=[], metavar="OPTION",
                    help="extra #SBATCH line, e.g. --sbatch=--constraint=ssd (repeatable)")
+    b.add_argument("--setup", action="append", default=[], metavar="COMMAND",
+                   help='shell line run before the suite, e.g. --setup "module load openmpi" (repeatable)')
     b.add_argument("-o", "--output", default="job.sh", help="script file (default job.sh)")
     b.set_defaults(func=cmd_slurm)
     return p

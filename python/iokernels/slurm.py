@@ -21,7 +21,7 @@ TIME_RE = re.compile(r"\d+|\d+:\d{1,2}|\d+:\d{1,2}:\d{1,2}|\d+-\d+|\d+-\d+:\d{1,
 
 
 def script(suite_path, nodes, ntasks_per_node, time_limit, partition=None, account=None, results=None,
-           scratch=None, build=None, srun_args="", job_name=None, extra_sbatch=()):
+           scratch=None, build=None, srun_args="", job_name=None, extra_sbatch=(), setup=()):
     """The batch script's text; UsageError when the suite is invalid or does
     not fit the allocation."""
     s = suite.load(suite_path)
@@ -62,6 +62,7 @@ def script(suite_path, nodes, ntasks_per_node, time_limit, partition=None, accou
         "set -u",
         f"export PYTHONPATH={shlex.quote(str(source / 'python'))}${{PYTHONPATH:+:$PYTHONPATH}}",
         f"export IOK_BUILD_DIR={shlex.quote(str(build))}",
+        *setup,                       # site setup (module load ...), as given
         f"RESULTS={results_expr}",
         'echo "iokernels: job ${SLURM_JOB_ID} on ${SLURM_JOB_NUM_NODES} node(s) (${SLURM_JOB_NODELIST}), '
         'results in ${RESULTS}"',

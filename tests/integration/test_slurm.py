@@ -38,7 +38,7 @@ def test_batch_script_runs_the_suite_with_srun_and_collects(cluster, tmp_path):
     (tmp_path / "s.toml").write_text(SUITE)
     job, res = tmp_path / "job.sh", tmp_path / "res"
     ok(cli("slurm", tmp_path / "s.toml", "--nodes", "1", "--ntasks-per-node", "2", "--time", "5",
-           "--partition", "debug", "--results", res, "--sbatch=--output=" + str(tmp_path / "job-%j.out"), "-o", job))
+           "--partition", "debug", "--results", res, "--sbatch=--output=" + str(tmp_path / "job-%j.out"), "--setup", "echo site-setup-ran", "-o", job))
     text = job.read_text()
     for line in ("#SBATCH --nodes=1", "#SBATCH --ntasks-per-node=2", "#SBATCH --time=5", "#SBATCH --partition=debug",
                  f"#SBATCH --output={tmp_path}/job-%j.out"):
@@ -51,6 +51,7 @@ def test_batch_script_runs_the_suite_with_srun_and_collects(cluster, tmp_path):
     log = (tmp_path / f"job-{job_id}.out").read_text()
     assert state == "COMPLETED", f"{state}\n{log}\n{cluster.tail('slurmctld.log', 10)}"
     assert f"iokernels: job {job_id} on 1 node(s)" in log and "suite finished with status 0" in log
+    assert log.splitlines()[0] == "site-setup-ran"
     index = json.loads((res / "index.json").read_text())
     assert [(r["ranks"], r["status"]) for r in index["runs"]] == [(1, "ok"), (2, "ok")]
     for r in index["runs"]:
@@ -69,7 +70,7 @@ def test_run_inside_an_allocation_catches_a_launch_without_pmix(cluster, tmp_pat
     """srun without PMIx starts N singletons: the run must fail, not record
     N one-process results as an N-rank result."""
     tool("raw_write")
-    (tmp_path / "s.toml").write_text(SUITE)
+    (tmp_path / "s.toml").write_text(SUITE.replace('"-o",', '"--overwrite", "-o",'))
     res = tmp_path / "res"
     wrap = (f"cd {tmp_path} && python3 -m iokernels run s.toml --launcher 'srun --mpi=none -n {{ranks}}' "
             f"--results {res}")
@@ -83,7 +84,24 @@ def test_run_inside_an_allocation_catches_a_launch_without_pmix(cluster, tmp_pat
     assert state == "FAILED", out                                     # run exits 1: one run failed
     index = json.loads((res / "index.json").read_text())
     assert [(r["ranks"], r["status"]) for r in index["runs"]] == [(1, "ok"), (2, "failed")]
-    assert "ran as 1 MPI process(es), the suite asked for 2" in out
+    # the singletons race for one JSON file; whichever result survives says 1 process
+    # (or, rarely, the interleaved file is no JSON): either way the run is not taken
+    assert "ran as 1 MPI process(es), the suite asked for 2" in out or "wrote no JSON result" in out, out
+
+
+def test_a_launcher_that_starts_fewer_processes_fails_the_run(tmp_path):
+    """The same check without Slurm, deterministic: the launcher starts one
+    process where the suite asked for two."""
+    tool("raw_write")
+    (tmp_path / "s.toml").write_text(
+        '[[case]]\nkernel = "raw_write"\nranks = 2\nlauncher = "env IGNORED={ranks} mpiexec -n 1"\n'
+        'args = ["-n", "1000", "-o", "{outdir}/r.dat"]\n')
+    p = cli("run", tmp_path / "s.toml", "--results", tmp_path / "res")
+    assert p.returncode == 1
+    assert ("FAILED (exit 0): iokernels run: error: the program ran as 1 MPI process(es), the suite asked for 2"
+            in p.stdout), p.stdout
+    index = json.loads((tmp_path / "res" / "index.json").read_text())
+    assert [r["status"] for r in index["runs"]] == ["failed"] and "mib_s" not in index["runs"][0]
 
 
 def test_slurm_refuses_what_cannot_run(tmp_path):
