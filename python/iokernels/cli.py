@@ -49,7 +49,7 @@ def cmd_run(a):
         opts = s.ceiling
         doc = ceiling.measure(rd.out_root, ceiling_ranks(s), build, launcher=s.runs[0].launcher,
                               size=opts.get("size"), chunk=opts.get("chunk", ceiling.DEFAULT_CHUNK),
-                              env=s.runs[0].env, log=lambda m: print(m, flush=True))
+                              env=ceiling_env(s), log=lambda m: print(m, flush=True))
         with open(rd.root / "ceiling.json", "w") as f:
             json.dump(doc, f, indent=2)
         rd.index["ceiling"] = "ceiling.json"
@@ -68,6 +68,15 @@ def cmd_run(a):
     print(f"{len(s.runs) - failed} of {len(s.runs)} runs succeeded; results in {rd.root}"
           + (f" (failed runs: stderr in {rd.root}/logs)" if failed else ""))
     return 1 if failed else 0
+
+
+def ceiling_env(s):
+    """The suite's environment, and its MPI-IO layer when every run pins the same one."""
+    env = dict(s.runs[0].env)
+    layers = {r.io_layer for r in s.runs}
+    if len(layers) == 1 and None not in layers:
+        env["OMPI_MCA_io"] = launch.layer_env(layers.pop())
+    return env
 
 
 def ceiling_ranks(s):
