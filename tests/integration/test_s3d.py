@@ -1,16 +1,22 @@
 """S3D-IO checkpoint kernel: the reference's figures on its README case (100^3
 on 8 ranks, 5 checkpoints, restart), the reference's file names, headers and
-sizes, the same checkpoints on HDF5 / NetCDF-4 / ADIOS2, verification that
-catches a flipped value, and the reference's input errors."""
+sizes, the same checkpoints on HDF5 (one dataset per call and H5Dwrite_multi),
+NetCDF-4, ADIOS2 and raw MPI-IO with their layouts and bytes, a changed value
+in a checkpoint caught by the restart read on every library, and the
+reference's input errors.  The files are inspected by the libraries' Python
+modules in child processes (h5py, netCDF4 and adios2 in one process crash)
+and changed in their bytes, never through a library."""
+import json
 import re
-import struct
+import shutil
 import subprocess
-from pathlib import Path
+import sys
 
 import numpy as np
 import pytest
 
-from conftest import IOKERNELS, assert_all_ranks_fail, iok, load_json
+from conftest import IOKERNELS, assert_all_ranks_fail, iok, load_json, pattern_value
+from file_values import replace_stored_value
 
 NAMES = [f"pressure_wave_test.{k}.000E{'+00' if k == 0 else '-06'}.field" for k in range(5)]
 
@@ -97,17 +103,31 @@ def test_readme_files_names_sizes_headers(readme_case):
         assert float(attrs["time_save"]) == 100000.0
 
 
-def test_restart_detects_flipped_value(readme_case):
-    """Corrupt one element of checkpoint 0; the restart read names it."""
-    netCDF4 = pytest.importorskip("netCDF4")
+def cdf_var_offset(path, var):
+    """File offset of a fixed-size variable of a NetCDF classic file (ncoffsets)."""
+    if not shutil.which("ncoffsets"):
+        pytest.skip("ncoffsets (PnetCDF utilities) not installed")
+    out = subprocess.run(["ncoffsets", str(path)], capture_output=True, text=True, check=True).stdout
+    m = re.search(rf"\s{var}\([^)]*\):\s+start file offset =\s+(\d+)", out)
+    assert m, out
+    return int(m.group(1))
+
+
+def test_restart_detects_flipped_value(readme_case, tmp_path):
+    """One element of (a copy of) checkpoint 0 changed in the file's bytes;
+    the restart read names it.  The module's files stay intact."""
     d, _, _ = readme_case
-    path = d / (NAMES[0] + ".nc")
-    with netCDF4.Dataset(path, "r+") as nc:
-        v = nc["yspecies"]
-        v[3, 10, 20, 30] = v[3, 10, 20, 30] + 1.5
-    p = iok(8, "s3d", "--grid", "100,100,100", "--procs", "2,2,2", "--restart", "-c", "1", "-o", d,
-            check=False)
+    shutil.copy(d / (NAMES[0] + ".nc"), tmp_path)
+    path = tmp_path / (NAMES[0] + ".nc")
     elem = flat_index((11, 100, 100, 100), (3, 10, 20, 30))
+    at = cdf_var_offset(path, "yspecies") + 8 * elem  # CDF: big-endian doubles, C order
+    with open(path, "r+b") as f:
+        f.seek(at)
+        assert np.frombuffer(f.read(8), ">f8")[0] == pattern_value("yspecies", elem, 0)
+        f.seek(at)
+        f.write(np.array([pattern_value("yspecies", elem, 0) + 1.5], ">f8").tobytes())
+    p = iok(8, "s3d", "--grid", "100,100,100", "--procs", "2,2,2", "--restart", "-c", "1", "-o", tmp_path,
+            check=False)
     assert_all_ranks_fail(p, "restart file", "failed verification", "1 element(s) differ",
                           f"variable yspecies, record 0, element {elem}")
     # x=30 < 50, y=20 < 50, z=10 < 50: rank 0 owns it
@@ -116,52 +136,65 @@ def test_restart_detects_flipped_value(readme_case):
 
 # ---------------------------------------------------------------- other libraries
 
-def corrupt(backend, path, var, idx, shape):
-    """Changes one element of `var` in a written checkpoint, with the library's python module."""
-    if backend == "hdf5":
-        h5py = pytest.importorskip("h5py")
-        with h5py.File(path, "r+") as f:
-            f[var][idx] = f[var][idx] + 1.5
-    elif backend == "netcdf4":
-        netCDF4 = pytest.importorskip("netCDF4")
-        with netCDF4.Dataset(path, "r+") as nc:
-            nc[var][idx] = nc[var][idx] + 1.5
-    else:  # adios: BP files are not updatable; flip the value's bytes in the data file
-        adios2 = pytest.importorskip("adios2")
-        with adios2.FileReader(str(path)) as f:
-            value = f.read(var)[idx]
-        raw = struct.pack("<d", value)
-        data = path / "data.0"
-        blob = bytearray(data.read_bytes())
-        hits = blob.count(raw)
-        assert hits >= 1
-        at = blob.find(raw)
-        blob[at:at + 8] = struct.pack("<d", value + 1.5)
-        data.write_bytes(bytes(blob))
+EXT = {"hdf5": ".h5", "hdf5_md": ".h5", "netcdf4": ".nc", "adios": ".bp", "mpiio": ".bin"}
+
+LAYOUT = r"""
+import json, sys
+kind, path = sys.argv[1:3]
+if kind == "h5":
+    import h5py
+    if not hasattr(h5py, "File"):
+        from h5py import _debian_h5py_mpi as h5py
+    with h5py.File(path, "r") as f:
+        out = {"vars": {k: list(f[k].shape) for k in f}, "attrs": {k: float(v) for k, v in f.attrs.items()},
+               "temp": f["temp"][...].ravel().tolist()}
+elif kind == "nc":
+    import netCDF4
+    with netCDF4.Dataset(path) as nc:
+        out = {"dims": list(nc.dimensions), "vars": {k: list(v.shape) for k, v in nc.variables.items()},
+               "attrs": {k: float(nc.getncattr(k)) for k in nc.ncattrs()}, "temp": nc["temp"][...].ravel().tolist()}
+else:
+    import adios2
+    with adios2.FileReader(path) as f:
+        names = list(f.available_variables())
+        out = {"vars": {k: list(f.read(k).shape) for k in names}, "temp": f.read("temp").ravel().tolist()}
+print(json.dumps(out))
+"""
+
+
+def file_layout(backend, path):
+    """Variables' shapes, global attributes and temp's values, read by the
+    library's Python module in a child process."""
+    kind = {"hdf5": "h5", "hdf5_md": "h5", "netcdf4": "nc", "adios": "bp"}[backend]
+    module = {"h5": "h5py", "nc": "netCDF4", "bp": "adios2"}[kind]
+    if subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True).returncode:
+        pytest.skip(f"python module {module} not installed")
+    p = subprocess.run([sys.executable, "-c", LAYOUT, kind, str(path)], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    return json.loads(p.stdout)
 
 
 def check_layout(backend, path, g):
-    """The four arrays with the reference's shapes, read by the library's python module."""
-    shapes = {"yspecies": (11, g, g, g), "u": (3, g, g, g), "pressure": (g, g, g), "temp": (g, g, g)}
-    if backend == "hdf5":
-        import h5py
-        with h5py.File(path, "r") as f:
-            assert {k: f[k].shape for k in shapes} == shapes
-            assert f.attrs["time_save"] == 100000.0
-    elif backend == "netcdf4":
-        import netCDF4
-        with netCDF4.Dataset(path) as nc:
-            assert list(nc.dimensions) == ["x", "y", "z", "nsc", "three"]
-            assert {k: nc[k].shape for k in shapes} == shapes
-            assert nc.getncattr("time_save") == 100000.0
-    else:
-        import adios2
-        with adios2.FileReader(str(path)) as f:
-            for k, s in shapes.items():
-                assert f.read(k).shape == s
+    """The four arrays with the reference's shapes (and nothing else), the
+    reference's attribute, temp's every value from the pattern; raw MPI-IO:
+    the four arrays back to back in native byte order, nothing else."""
+    shapes = {"yspecies": [11, g, g, g], "u": [3, g, g, g], "pressure": [g, g, g], "temp": [g, g, g]}
+    temp = np.array([pattern_value("temp", e, 0) for e in range(g ** 3)])
+    if backend == "mpiio":
+        assert path.stat().st_size == 8 * 16 * g ** 3
+        raw = np.fromfile(path, "<f8")
+        assert np.array_equal(raw[15 * g ** 3:], temp)  # temp last: after 11 + 3 + 1 arrays
+        return
+    f = file_layout(backend, path)
+    assert f["vars"] == shapes
+    if backend == "netcdf4":
+        assert f["dims"] == ["x", "y", "z", "nsc", "three"]
+    if backend != "adios":
+        assert f["attrs"]["time_save"] == 100000.0
+    assert np.array_equal(np.array(f["temp"]), temp)
 
 
-@pytest.mark.parametrize("backend", ["hdf5", "netcdf4", "adios"])
+@pytest.mark.parametrize("backend", ["hdf5", "hdf5_md", "netcdf4", "adios", "mpiio"])
 def test_other_backends(backend, tmp_path):
     if backend not in s3d_backends():
         pytest.skip(f"backend {backend} not built (not in `iokernels s3d --help`)")
@@ -172,22 +205,21 @@ def test_other_backends(backend, tmp_path):
     out = run.stdout
     assert report_value(out, "No. write calls") == "12 per process"
     assert report_value(out, "Total write amount") == f"0.00 GiB ({3 * 128 * g ** 3:,} bytes)"
-    assert report_value(out, "Verification").startswith("passed: 3 checkpoint(s)")
+    assert report_value(out, "Verification") == "passed: 3 checkpoint(s) read back, every element matches"
     s = load_json(js)["summary"]
     assert s["bytes"]["write"] == 3 * 128 * g ** 3
-    ext = {"hdf5": ".h5", "netcdf4": ".nc", "adios": ".bp"}[backend]
     files = sorted(p.name for p in tmp_path.glob("pressure_wave_test.*"))
-    assert files == [n + ext for n in NAMES[:3]]
-    ck0 = tmp_path / (NAMES[0] + ext)
+    assert files == [n + EXT[backend] for n in NAMES[:3]]
+    ck0 = tmp_path / (NAMES[0] + EXT[backend])
     check_layout(backend, ck0, g)
 
-    # Negative: a changed element fails the restart read, naming it.
-    corrupt(backend, ck0, "temp", (5, 6, 7), (g, g, g))
+    # Negative: one stored element changed in the file's bytes fails the restart read, naming it.
+    elem = flat_index((g, g, g), (5, 6, 7))
+    replace_stored_value(ck0, np.float64(pattern_value("temp", elem, 0)))
     p = iok(4, "s3d", "-a", backend, "--grid", f"{g},{g},{g}", "--procs", "2,2,1", "--restart", "-c", "1",
             "-o", tmp_path, check=False)
-    assert_all_ranks_fail(p, "restart file", "failed verification", "variable temp")
-    if backend != "adios":  # adios: the flipped bytes may be another element of equal value
-        assert f"element {flat_index((g, g, g), (5, 6, 7))}" in p.stderr
+    assert_all_ranks_fail(p, "restart file", "failed verification", "1 element(s) differ",
+                          f"variable temp, record 0, element {elem}")
 
 
 def test_nonblocking_default_and_missing_restart_file(tmp_path):
