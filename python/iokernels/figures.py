@@ -49,13 +49,27 @@ def bandwidth(panel_title, bars, ceil, mode):
     hi = [max(v) - m for m, (_, v, _) in zip(med, bars)]
     ax.bar(range(len(bars)), med, yerr=[lo, hi], capsize=4, color="tab:blue")
     for i, (m, top, (_, _, pct)) in enumerate(zip(med, hi, bars)):
-        ax.annotate(f"{m:.3g}" + (f"\n{pct:.0f}%" if pct is not None else ""), (i, m + top),
+        ax.annotate(f"{m:.3g}" + (f"\n{format_pct(pct)}" if pct is not None else ""), (i, m + top),
                     xytext=(0, 2), textcoords="offset points", ha="center", va="bottom", fontsize=7)
     ax.set_xticks(range(len(bars)), [b for b, _, _ in bars], fontsize=7)
     ax.set_ylabel("MiB/s (median; whiskers min-max)")
     ax.set_title(panel_title, fontsize=10)
     _ceiling_lines(ax, ceil, mode)
+    _log_when_dwarfed(ax, max(m + h for m, h in zip(med, hi)), ceil)
     return _svg(fig)
+
+
+def _log_when_dwarfed(ax, top, ceil):
+    """A logarithmic axis when the ceiling lines would flatten the data to
+    a few pixels (a kernel at 0.2 % of the ceiling)."""
+    if ceil and top > 0 and top < 0.1 * max(ceil["summary"]["write_mib_s"], ceil["summary"]["read_mib_s"]):
+        ax.set_yscale("log")
+        ax.set_ylabel(ax.get_ylabel() + ", log scale")
+
+
+def format_pct(pct):
+    """37% / 4.2% / 0.21%: two significant digits below 10 %."""
+    return f"{pct:.0f}%" if pct >= 10 else f"{pct:.2g}%"
 
 
 def phases(title, bars):
@@ -93,5 +107,6 @@ def scaling(title, lines, ceil, mode):
     ax.set_ylabel("MiB/s (median)")
     ax.set_title(title, fontsize=10)
     _ceiling_lines(ax, ceil, mode)
+    _log_when_dwarfed(ax, max(max(v) for _, points in lines for _, v in points), ceil)
     ax.legend(fontsize=7)
     return _svg(fig)

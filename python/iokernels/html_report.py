@@ -106,7 +106,7 @@ def _variance_section(groups):
         flag = stats.flagged(s)
         rows.append([key[0], key[1], key[2], key[3], key[4], key[5], " ".join(x for x in key[6:] if x), str(ranks),
                      str(s["n"]), _num(s["median"]), _num(s["min"]), _num(s["max"]),
-                     _num(s["cv"] * 100, "{:.1f}"), _num(pct, "{:.0f}%"),
+                     _num(s["cv"] * 100, "{:.1f}"), figures.format_pct(pct) if pct is not None else "",
                      f"varies > {stats.CV_LIMIT * 100:.0f}%" if flag else ""])
         flags.append("flag" if flag else "")
         classes.append([""] * 7 + ["num"] * 7 + [""])
