@@ -120,6 +120,7 @@ int main(int argc, char** argv) {
         ->check(CLI::ExistingFile);
     app.add_option("--ranks", ranks, "rank counts to count requests at (comma-separated)")
         ->delimiter(',')
+        ->allow_extra_args(false)
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
     app.add_flag("--json", json, "print JSON instead of the table");
