@@ -1,5 +1,6 @@
 // dat2nc: convert PIO decomposition text files (.dat) into one E3SM
-// decomposition map (NetCDF classic, current format with Dk.fill_starts).
+// decomposition map (current format with Dk.fill_starts; NetCDF classic by
+// default, or any container E3SM-IO reads: --format hdf5|netcdf4|bp|...).
 //
 //   dat2nc -o map.nc [--sort|--no-sort] [--format cdf5] D1.dat D2.dat ...
 //   dat2nc -o map.nc -1 D1.dat -2 D2.dat -3 D3.dat      (the seed's form; sorts)
@@ -27,7 +28,7 @@ struct Job {
     std::vector<std::string> inputs;
     bool sort = false;
     bool verbose = false;
-    int cdf_version = 5;
+    std::string format = "cdf5";  // a formats::file_format_names() entry
 };
 
 const char* kSeedUsage =
@@ -102,16 +103,17 @@ int main(int argc, char** argv) {
         } else {
             CLI::App app{"dat2nc: convert PIO decomposition files (.dat) into an E3SM decomposition map.\n"
                          "The seed's form (-o out.nc -1 a.dat -2 b.dat ...) is accepted too and sorts."};
-            app.add_option("-o,--output", job.output, "output map file (NetCDF classic)")->required();
+            app.add_option("-o,--output", job.output, "output map file (container chosen by --format)")->required();
             app.add_option("inputs", job.inputs, "the .dat files, in decomposition order D1, D2, ...")
                 ->required()
                 ->check(CLI::ExistingFile);
             app.add_flag("--sort,!--no-sort", job.sort,
                          "sort each process's offsets before merging them into runs (the seed's behaviour)")
                 ->capture_default_str();
-            std::string format = "cdf5";
-            app.add_option("--format", format, "output format")
-                ->check(CLI::IsMember({"cdf1", "cdf2", "cdf5"}))
+            app.add_option("--format", job.format,
+                           "map container: NetCDF classic cdf1/cdf2/cdf5, hdf5, netcdf4, bp (ADIOS2 BP3, as "
+                           "E3SM-IO), bp4, bp5 (directories)")
+                ->check(CLI::IsMember(iok::formats::file_format_names()))
                 ->capture_default_str();
             int maxline = 0;
             app.add_option("-l,--max-line-length", maxline, "accepted for compatibility; lines may be any length");
@@ -121,7 +123,6 @@ int main(int argc, char** argv) {
             } catch (const CLI::ParseError& e) {
                 return app.exit(e);
             }
-            job.cdf_version = format.back() - '0';
         }
         if (job.output.empty()) throw iok::Error("no output file given", "use -o out.nc");
         if (job.inputs.empty()) throw iok::Error("no input .dat files given", "name them with -1 ... -6 or as arguments");
@@ -149,7 +150,7 @@ int main(int argc, char** argv) {
             m.decomps.push_back(std::move(d));
         }
         iok::e3sm::MapWriteOptions opt;
-        opt.cdf_version = job.cdf_version;
+        opt.format = iok::formats::parse_file_format(job.format);
         opt.command_line = command_line(argc, argv);
         iok::e3sm::write_decomp_map(job.output, m, opt, &raw);
         if (job.verbose) std::printf("wrote %s (%s)\n", job.output.c_str(), job.sort ? "sorted" : "file order");

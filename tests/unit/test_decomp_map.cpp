@@ -1,14 +1,20 @@
 // Decomposition maps: reading both formats, validation errors, block
-// distribution, coalescing, and the spec's coverage and run counts.
+// distribution, coalescing, and the spec's coverage and run counts; every
+// container (classic, HDF5, NetCDF-4, ADIOS2 BP) written and read back, and
+// content that is none of them refused with one message.
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <numeric>
 
 #include "core/error.hpp"
 #include "e3sm_test_data.hpp"
+#include "formats/array_file.hpp"
 #include "formats/cdf_classic.hpp"
 #include "kernels/e3sm/decomp_map.hpp"
+#include "kernels/e3sm/map_writer.hpp"
+#include "scratch_dir.hpp"
 
 using namespace iok::e3sm;
 
@@ -220,4 +226,224 @@ TEST(DecompMap, GCaseBothFormatsRead) {
     EXPECT_EQ(read_decomp_map(a).decomps.size(), 6u);
     DecompMap g = read_decomp_map(b);
     EXPECT_EQ(g.decomps[5].dims, (std::vector<std::int64_t>{28571, 101}));
+}
+
+// ---- every container E3SM-IO keeps maps in --------------------------------------
+namespace {
+
+// Two decompositions over 3 processes: D1 (2 x 4) with fill runs and a
+// process without runs, D2 (5) fully covered.
+DecompMap small_map_with_fill() {
+    DecompMap m;
+    m.nprocs = 3;
+    m.has_fill_starts = true;
+    Decomp a;
+    a.name = "D1";
+    a.dims = {2, 4};
+    a.nreqs = {2, 0, 2};
+    a.fill_starts = {1, 0, 2};
+    a.offsets = {4, 0, 2, 6};
+    a.lengths = {2, 2, 1, 1};
+    Decomp b;
+    b.name = "D2";
+    b.dims = {5};
+    b.nreqs = {1, 1, 1};
+    b.fill_starts = b.nreqs;
+    b.offsets = {3, 0, 1};
+    b.lengths = {2, 1, 2};
+    for (Decomp* d : {&a, &b}) {
+        std::int64_t acc = 0;
+        for (auto n : d->nreqs) {
+            d->first.push_back(acc);
+            acc += n;
+        }
+    }
+    m.decomps = {a, b};
+    return m;
+}
+
+void expect_same_map(const DecompMap& x, const DecompMap& y, const std::string& what) {
+    EXPECT_EQ(x.nprocs, y.nprocs) << what;
+    EXPECT_EQ(x.has_fill_starts, y.has_fill_starts) << what;
+    ASSERT_EQ(x.decomps.size(), y.decomps.size()) << what;
+    for (std::size_t k = 0; k < x.decomps.size(); ++k) {
+        const Decomp &a = x.decomps[k], &b = y.decomps[k];
+        EXPECT_EQ(a.name, b.name) << what;
+        EXPECT_EQ(a.dims, b.dims) << what << " " << a.name;
+        EXPECT_EQ(a.nreqs, b.nreqs) << what << " " << a.name;
+        EXPECT_EQ(a.fill_starts, b.fill_starts) << what << " " << a.name;
+        EXPECT_EQ(a.offsets, b.offsets) << what << " " << a.name;
+        EXPECT_EQ(a.lengths, b.lengths) << what << " " << a.name;
+        EXPECT_EQ(a.first, b.first) << what << " " << a.name;
+    }
+}
+
+std::string read_error(const std::string& path) {
+    try {
+        read_decomp_map(path);
+    } catch (const iok::Error& e) {
+        return std::string(e.what()) + " | hint: " + e.hint();
+    }
+    return "(no error)";
+}
+
+const char* kAccepted =
+    "maps are NetCDF classic (CDF-1, CDF-2, CDF-5), HDF5 or NetCDF-4 files, ADIOS2 BP3 files or BP4/BP5 directories";
+
+}  // namespace
+
+TEST(MapFormats, EveryFormatRoundTripsTheSameMap) {
+    const DecompMap m = small_map_with_fill();
+    std::vector<RawOffsets> raw(2);
+    raw[0] = {{3, 0, 2}, {5, 6, 1, 3, 8}};
+    raw[1] = {{2, 1, 2}, {4, 5, 1, 2, 3}};
+    int tested = 0;
+    for (const std::string& name : iok::formats::file_format_names()) {
+        const auto fmt = iok::formats::parse_file_format(name);
+        if (!iok::formats::file_format_available(fmt)) continue;  // a build without that library
+        const std::string p = iok_test::scratch_path("map." + name);
+        MapWriteOptions opt;
+        opt.format = fmt;
+        opt.command_line = "unit test";
+        write_decomp_map(p, m, opt, &raw);
+        DecompMap back = read_decomp_map(p);
+        EXPECT_EQ(back.path, p);
+        expect_same_map(m, back, name);
+        // Writing again over the previous file (or BP directory) replaces it.
+        write_decomp_map(p, m, opt, &raw);
+        expect_same_map(m, read_decomp_map(p), name + " rewritten");
+        ++tested;
+    }
+#if defined(IOK_HAVE_HDF5) && defined(IOK_HAVE_NETCDF4) && defined(IOK_HAVE_ADIOS2)
+    EXPECT_EQ(tested, 8);
+#endif
+    EXPECT_GE(tested, 3);
+}
+
+TEST(MapFormats, ContainersAreRecognisedByContentNotName) {
+    const DecompMap m = small_map_with_fill();
+    for (const std::string& name : {std::string("hdf5"), std::string("netcdf4"), std::string("bp4"), std::string("bp5")}) {
+        const auto fmt = iok::formats::parse_file_format(name);
+        if (!iok::formats::file_format_available(fmt)) continue;
+        const std::string p = iok_test::scratch_path("misnamed_" + name + ".nc");  // .nc, but not classic
+        MapWriteOptions opt;
+        opt.format = fmt;
+        write_decomp_map(p, m, opt);
+        expect_same_map(m, read_decomp_map(p), name + " named .nc");
+    }
+    if (!iok::formats::file_format_available(iok::formats::FileFormat::Bp3)) return;
+    // ADIOS2 would write a BP3 map named m.nc as m.nc.bp: refused, not written elsewhere.
+    MapWriteOptions opt;
+    opt.format = iok::formats::FileFormat::Bp3;
+    const std::string nc = iok_test::scratch_path("m.nc");
+    try {
+        write_decomp_map(nc, m, opt);
+        FAIL() << "BP3 written as " << nc;
+    } catch (const iok::Error& e) {
+        EXPECT_EQ(std::string(e.what()), nc + ": ADIOS2 writes BP3 files only under names ending in .bp (this one "
+                                              "would become " + nc + ".bp)");
+    }
+    EXPECT_FALSE(fs::exists(nc));
+    EXPECT_FALSE(fs::exists(nc + ".bp"));
+}
+
+TEST(MapFormats, UnknownContentIsRefusedWithOneMessage) {
+    const std::string garbage = iok_test::scratch_path("garbage.nc");
+    std::ofstream(garbage, std::ios::binary) << std::string("\x13\x37\xbe\xef garbage bytes\x01\x02", 20);
+    std::string e = read_error(garbage);
+    EXPECT_NE(e.find(garbage + ": not a decomposition map file: it looks like a binary file of 20 bytes starting 13 37 be ef"),
+              std::string::npos)
+        << e;
+    EXPECT_NE(e.find(kAccepted), std::string::npos) << e;
+
+    const std::string empty = iok_test::scratch_path("empty.h5");
+    std::ofstream(empty, std::ios::binary).flush();
+    e = read_error(empty);
+    EXPECT_NE(e.find(empty + ": not a decomposition map file: it looks like an empty file;"), std::string::npos) << e;
+
+    const std::string dir = iok_test::scratch_path("x.bp");
+    fs::create_directory(dir);
+    e = read_error(dir);
+    EXPECT_NE(e.find(dir + ": not a decomposition map file: it looks like an empty directory without the md.idx of an "
+                           "ADIOS2 BP4/BP5 dataset"),
+              std::string::npos)
+        << e;
+
+    // The PIO text a map is made from: the message says how to convert it.
+    const std::string dat = iok_test::scratch_path("decomp.dat");
+    std::ofstream(dat) << "version 2001 npes 2 ndims 1\n8\n0 2\n1 2\n1 2\n5 6 7 8\n";
+    e = read_error(dat);
+    EXPECT_NE(e.find("it looks like a PIO decomposition text file ('version 2001 npes 2 ndims 1...')"), std::string::npos)
+        << e;
+    EXPECT_NE(e.find("hint: convert it (one .dat per decomposition) with: dat2nc"), std::string::npos) << e;
+
+    // A classic file of an unknown version byte is not read as classic.
+    const std::string cdf9 = iok_test::scratch_path("cdf9.nc");
+    std::ofstream(cdf9, std::ios::binary) << std::string("CDF\x09\0\0\0\0", 8);
+    e = read_error(cdf9);
+    EXPECT_NE(e.find("it looks like a NetCDF classic file of unknown version byte 9"), std::string::npos) << e;
+}
+
+TEST(MapFormats, TruncatedFilesOfEachContainerAreErrors) {
+    const DecompMap m = small_map_with_fill();
+    for (const std::string& name : {std::string("hdf5"), std::string("netcdf4"), std::string("bp")}) {
+        const auto fmt = iok::formats::parse_file_format(name);
+        if (!iok::formats::file_format_available(fmt)) continue;
+        const std::string p = iok_test::scratch_path("trunc." + name);
+        MapWriteOptions opt;
+        opt.format = fmt;
+        write_decomp_map(p, m, opt);
+        fs::resize_file(p, fs::file_size(p) / 2);
+        const std::string e = read_error(p);
+        EXPECT_EQ(e.rfind(p + ": ", 0), 0u) << name << ": " << e;
+        if (name != "bp") {  // HDF5 and NetCDF-4 keep their signature at byte 0
+            EXPECT_NE(e.find(p + ": has the HDF5 signature but HDF5 cannot open it"), std::string::npos) << e;
+            EXPECT_NE(e.find("hint: the file is truncated or damaged"), std::string::npos) << e;
+        } else {  // BP3's identity is its footer: half a file has none
+            EXPECT_NE(e.find("not a decomposition map file: it looks like a binary file"), std::string::npos) << e;
+        }
+    }
+}
+
+TEST(MapFormats, AMissingLibraryOrFormatNameIsNamed) {
+    try {
+        iok::formats::parse_file_format("zarr");
+        FAIL();
+    } catch (const iok::Error& e) {
+        EXPECT_EQ(std::string(e.what()), "unknown map format 'zarr'");
+        EXPECT_EQ(e.hint(), "use one of cdf1, cdf2, cdf5, hdf5, netcdf4, bp, bp4, bp5");
+    }
+}
+
+TEST(MapFormats, CollectiveReadOfGarbageFailsOnEveryRank) {
+    const std::string p = iok_test::scratch_path("garbage.bp", MPI_COMM_WORLD);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) std::ofstream(p, std::ios::binary) << std::string(100, '\x07');
+    MPI_Barrier(MPI_COMM_WORLD);
+    try {
+        read_decomp_map_collective(p, MPI_COMM_WORLD);
+        FAIL();
+    } catch (const iok::Error& e) {
+        EXPECT_NE(std::string(e.what()).find(p + ": not a decomposition map file: it looks like a binary file of 100 bytes"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
+// The nine maps E3SM-IO ships besides the classic ones: each gives exactly the
+// .nc's map (and so the same requests at any rank count).
+TEST(MapFormats, EveryE3smIoMapEqualsItsClassicOne) {
+    for (const std::string c : {"f", "g", "i"}) {
+        IOK_REQUIRE_DATASET(nc, "map_" + c + "_case_16p.nc");
+        const DecompMap ref = read_decomp_map(nc);
+        for (const std::string ext : {"h5", "nc4", "bp"}) {
+            const std::string p = iok_e3sm_dataset("map_" + c + "_case_16p." + ext);
+            ASSERT_FALSE(p.empty()) << "map_" << c << "_case_16p." << ext << " is missing beside " << nc;
+            if (ext == "h5" && !iok::formats::file_format_available(iok::formats::FileFormat::Hdf5)) continue;
+            if (ext == "nc4" && !iok::formats::file_format_available(iok::formats::FileFormat::NetCdf4)) continue;
+            if (ext == "bp" && !iok::formats::file_format_available(iok::formats::FileFormat::Bp3)) continue;
+            expect_same_map(ref, read_decomp_map(p), p);
+        }
+    }
 }

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <limits>
+#include <memory>
 #include <new>
+#include <optional>
 
 #include "core/error.hpp"
-#include "formats/cdf_classic.hpp"
+#include "formats/array_file.hpp"
 
 namespace iok::e3sm {
 
@@ -133,46 +135,45 @@ void validate_decomp_map(const DecompMap& m) {
 
 // ---- reading -------------------------------------------------------------------
 DecompMap read_decomp_map(const std::string& path) {
-    cdf::Reader r(path);
-    const cdf::Header& h = r.header();
+    std::unique_ptr<formats::ArrayReader> r = formats::open_array_file(path);
     DecompMap m;
     m.path = path;
     auto dim_len = [&](const std::string& name) -> std::int64_t {
-        int id = h.find_dim(name);
-        if (id < 0)
-            throw Error(path + ": not a decomposition map: dimension '" + name + "' is missing",
+        std::optional<std::uint64_t> len = r->dim(name);
+        if (!len)
+            throw Error(path + ": not a decomposition map: dimension '" + name + "' is missing (in this " + r->format() +
+                            " file)",
                         "maps have num_decomp, decomp_nprocs and Dk.total_nreqs; convert .dat maps with dat2nc");
-        return static_cast<std::int64_t>(h.dims[id].length);
+        return static_cast<std::int64_t>(*len);
     };
     const std::int64_t ndecomp = dim_len("num_decomp");
     m.nprocs = static_cast<int>(dim_len("decomp_nprocs"));
     if (ndecomp < 1 || ndecomp > 1000)
         throw Error(path + ": num_decomp is " + std::to_string(ndecomp) + ", expected 1..1000", kHintBadMap);
-    m.has_fill_starts = h.find_var("D1.fill_starts") >= 0;
+    m.has_fill_starts = r->has_array("D1.fill_starts");
 
     for (std::int64_t k = 1; k <= ndecomp; ++k) {
         Decomp d;
         d.name = "D" + std::to_string(k);
         const std::string where = path + ": " + d.name;
-        const cdf::Attr* a = h.find_gatt(d.name + ".dims");
-        if (!a || a->type == cdf::NcType::Char || a->nelems() == 0)
+        std::optional<std::vector<std::int64_t>> dims = r->global_ints(d.name + ".dims");
+        if (!dims || dims->empty())
             throw Error(where + ": the global attribute " + d.name + ".dims (array shape, C order) is missing",
                         "num_decomp says the map has " + std::to_string(ndecomp) + " decompositions");
-        d.dims = a->as_ints();
-        if (const cdf::Attr* nd = h.find_gatt(d.name + ".ndims"); nd && nd->type != cdf::NcType::Char) {
-            auto v = nd->as_ints();
-            if (v.size() != 1 || v[0] != static_cast<std::int64_t>(d.dims.size()))
+        d.dims = *dims;
+        if (auto nd = r->global_ints(d.name + ".ndims")) {
+            if (nd->size() != 1 || (*nd)[0] != static_cast<std::int64_t>(d.dims.size()))
                 throw Error(where + ": " + d.name + ".ndims disagrees with " + d.name + ".dims (" + dims_text(d.dims) + ")",
                             kHintBadMap);
         }
         const std::int64_t total = dim_len(d.name + ".total_nreqs");
-        d.nreqs = r.read_ints(d.name + ".nreqs");
+        d.nreqs = r->read_ints(d.name + ".nreqs");
         if (static_cast<std::int64_t>(d.nreqs.size()) != m.nprocs)
             throw Error(where + ": " + d.name + ".nreqs has " + std::to_string(d.nreqs.size()) +
                             " entries but decomp_nprocs is " + std::to_string(m.nprocs),
                         kHintBadMap);
-        if (h.find_var(d.name + ".fill_starts") >= 0) {
-            d.fill_starts = r.read_ints(d.name + ".fill_starts");
+        if (r->has_array(d.name + ".fill_starts")) {
+            d.fill_starts = r->read_ints(d.name + ".fill_starts");
             if (d.fill_starts.size() != d.nreqs.size())
                 throw Error(where + ": " + d.name + ".fill_starts has " + std::to_string(d.fill_starts.size()) +
                                 " entries but decomp_nprocs is " + std::to_string(m.nprocs),
@@ -182,8 +183,8 @@ DecompMap read_decomp_map(const std::string& path) {
                 throw Error(where + ": " + d.name + ".fill_starts is missing while D1.fill_starts exists", kHintBadMap);
             d.fill_starts = d.nreqs;  // seed format: every run is real
         }
-        d.offsets = r.read_ints(d.name + ".offsets");
-        d.lengths = r.read_ints(d.name + ".lengths");
+        d.offsets = r->read_ints(d.name + ".offsets");
+        d.lengths = r->read_ints(d.name + ".lengths");
         if (static_cast<std::int64_t>(d.offsets.size()) != total || static_cast<std::int64_t>(d.lengths.size()) != total)
             throw Error(where + ": " + d.name + ".offsets/lengths do not have " + d.name + ".total_nreqs = " +
                             std::to_string(total) + " entries",

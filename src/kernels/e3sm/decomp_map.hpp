@@ -4,7 +4,9 @@
 // decomposition's dims.  Reads both map formats (the seed's, without
 // `Dk.fill_starts`, and the current one with it), validates them, and turns
 // them into the runs each benchmark rank writes when P ranks replay an
-// N-process map.  Library-free: only the classic-format reader is used.
+// N-process map.  Maps come in any container E3SM-IO reads (NetCDF classic,
+// HDF5, NetCDF-4, ADIOS2 BP), recognised by content; the kernel reaches them
+// only through formats/array_file.hpp.
 #include <mpi.h>
 
 #include <cstdint>
@@ -41,8 +43,10 @@ struct DecompMap {
     std::vector<Decomp> decomps;       // D1..Dn
 };
 
-// Reads and validates a map on the calling process only.  Throws iok::Error
-// naming the file, the decomposition and the process for every problem:
+// Reads and validates a map on the calling process only (serial library
+// calls).  Throws iok::Error naming the file, the decomposition and the
+// process for every problem: content that is no map container at all (one
+// message saying what it looks like and which formats are accepted),
 // truncated/malformed file, missing dims/vars/attributes, nreqs not summing
 // to total_nreqs, fill_starts outside [0, nreqs], offsets outside the array,
 // lengths < 1, runs crossing a row of the fastest dimension.

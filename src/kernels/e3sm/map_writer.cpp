@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "core/error.hpp"
-#include "formats/cdf_classic.hpp"
 
 namespace iok::e3sm {
 
@@ -62,58 +61,58 @@ void write_decomp_map(const std::string& path, const DecompMap& m, const MapWrit
                       const std::vector<RawOffsets>* raw) {
     validate_decomp_map(m);
     if (raw && raw->size() != m.decomps.size()) throw Error("write_decomp_map: one RawOffsets per decomposition needed");
-    using cdf::Attr;
-    using cdf::NcType;
-    cdf::Writer w(opt.cdf_version);
-    w.def_dim("num_decomp", m.decomps.size());
-    const int np = w.def_dim("decomp_nprocs", static_cast<std::uint64_t>(m.nprocs));
-    std::vector<int> tot(m.decomps.size()), rawtot(m.decomps.size(), -1);
+    using formats::Attribute;
+    using formats::IntArray;
+    formats::ArrayFile f;
+    f.dims.emplace_back("num_decomp", m.decomps.size());
+    f.dims.emplace_back("decomp_nprocs", static_cast<std::uint64_t>(m.nprocs));
     for (std::size_t k = 0; k < m.decomps.size(); ++k) {
         const Decomp& d = m.decomps[k];
-        // A classic dimension of length 0 would be the record dimension.
         if (d.offsets.empty())
             throw Error(path + ": " + d.name + " has no runs at all; a map needs at least one", "check the input files");
-        // Offsets are stored as NC_INT: refuse arrays they cannot address.
+        // Offsets are stored as 32-bit integers (NC_INT): refuse arrays they cannot address.
         if (d.elements() > 2147483647LL)
             throw Error(path + ": " + d.name + " has " + std::to_string(d.elements()) +
-                        " elements, more than NC_INT offsets can address");
-        tot[k] = w.def_dim(d.name + ".total_nreqs", d.offsets.size());
-        if (raw && !(*raw)[k].offsets.empty()) rawtot[k] = w.def_dim(d.name + ".total_raw_nreqs", (*raw)[k].offsets.size());
+                        " elements, more than 32-bit integer offsets can address");
+        f.dims.emplace_back(d.name + ".total_nreqs", d.offsets.size());
+        if (raw && !(*raw)[k].offsets.empty()) f.dims.emplace_back(d.name + ".total_raw_nreqs", (*raw)[k].offsets.size());
     }
-    if (!opt.command_line.empty()) w.put_att(-1, Attr::Text("command_line", opt.command_line));
+    if (!opt.command_line.empty()) f.attrs.push_back(Attribute::Text("command_line", opt.command_line));
+    auto array = [&](std::string name, std::string dim, std::vector<std::int64_t> values, std::string description,
+                     std::vector<std::int64_t> blocks = {}) {
+        IntArray a;
+        a.name = std::move(name);
+        a.dim = std::move(dim);
+        a.values = std::move(values);
+        a.attrs.push_back(Attribute::Text("description", std::move(description)));
+        a.blocks = std::move(blocks);  // ADIOS BP: one block per map process, as E3SM-IO writes
+        f.arrays.push_back(std::move(a));
+        return &f.arrays.back();
+    };
     for (std::size_t k = 0; k < m.decomps.size(); ++k) {
         const Decomp& d = m.decomps[k];
         const std::string n = d.name;
-        int v = w.def_var(n + ".nreqs", NcType::Int, {np});
-        w.put_att(v, Attr::Text("description", "Number of noncontiguous requests per process"));
-        w.put_ints(v, d.nreqs);
-        v = w.def_var(n + ".fill_starts", NcType::Int, {np});
-        w.put_att(v, Attr::Text("description",
-                                "Start index in offsets[] and lengths[] for requests to be written with fill values"));
-        w.put_ints(v, d.fill_starts);
-        v = w.def_var(n + ".offsets", NcType::Int, {tot[k]});
-        w.put_att(v, Attr::Text("description", "Flattened starting indices of noncontiguous requests"));
-        w.put_ints(v, d.offsets);
-        v = w.def_var(n + ".lengths", NcType::Int, {tot[k]});
-        w.put_att(v, Attr::Text("description", "Lengths of noncontiguous requests"));
-        w.put_att(v, Attr::Ints("max", NcType::Int, {*std::max_element(d.lengths.begin(), d.lengths.end())}));
-        w.put_att(v, Attr::Ints("min", NcType::Int, {*std::min_element(d.lengths.begin(), d.lengths.end())}));
-        w.put_ints(v, d.lengths);
-        if (rawtot[k] >= 0) {
-            v = w.def_var(n + ".raw_nreqs", NcType::Int, {np});
-            w.put_att(v, Attr::Text("description", "Number of file offsets accessed per process before merge"));
-            w.put_ints(v, (*raw)[k].nreqs);
-            v = w.def_var(n + ".raw_offsets", NcType::Int, {rawtot[k]});
-            w.put_att(v, Attr::Text("description", "File offsets accessed before merge"));
-            w.put_ints(v, (*raw)[k].offsets);
+        array(n + ".nreqs", "decomp_nprocs", d.nreqs, "Number of noncontiguous requests per process");
+        array(n + ".fill_starts", "decomp_nprocs", d.fill_starts,
+              "Start index in offsets[] and lengths[] for requests to be written with fill values");
+        array(n + ".offsets", n + ".total_nreqs", d.offsets, "Flattened starting indices of noncontiguous requests",
+              d.nreqs);
+        IntArray* len = array(n + ".lengths", n + ".total_nreqs", d.lengths, "Lengths of noncontiguous requests", d.nreqs);
+        len->attrs.push_back(Attribute::Ints("max", {*std::max_element(d.lengths.begin(), d.lengths.end())}));
+        len->attrs.push_back(Attribute::Ints("min", {*std::min_element(d.lengths.begin(), d.lengths.end())}));
+        if (raw && !(*raw)[k].offsets.empty()) {
+            array(n + ".raw_nreqs", "decomp_nprocs", (*raw)[k].nreqs,
+                  "Number of file offsets accessed per process before merge");
+            array(n + ".raw_offsets", n + ".total_raw_nreqs", (*raw)[k].offsets, "File offsets accessed before merge",
+                  (*raw)[k].nreqs);
         }
-        w.put_att(-1, Attr::Ints(n + ".ndims", NcType::Int, {static_cast<std::int64_t>(d.dims.size())}));
-        w.put_att(-1, Attr::Ints(n + ".dims", NcType::Int, d.dims));
-        w.put_att(-1, Attr::Ints(n + ".max_nreqs", NcType::Int, {*std::max_element(d.nreqs.begin(), d.nreqs.end())}));
-        w.put_att(-1, Attr::Ints(n + ".min_nreqs", NcType::Int, {*std::min_element(d.nreqs.begin(), d.nreqs.end())}));
-        w.put_att(-1, Attr::Text(n + ".fully_covered", fully_covered(d) ? "true" : "false"));
+        f.attrs.push_back(Attribute::Ints(n + ".ndims", {static_cast<std::int64_t>(d.dims.size())}));
+        f.attrs.push_back(Attribute::Ints(n + ".dims", d.dims));
+        f.attrs.push_back(Attribute::Ints(n + ".max_nreqs", {*std::max_element(d.nreqs.begin(), d.nreqs.end())}));
+        f.attrs.push_back(Attribute::Ints(n + ".min_nreqs", {*std::min_element(d.nreqs.begin(), d.nreqs.end())}));
+        f.attrs.push_back(Attribute::Text(n + ".fully_covered", fully_covered(d) ? "true" : "false"));
     }
-    w.write(path);
+    formats::write_array_file(path, f, opt.format);
 }
 
 }  // namespace iok::e3sm

@@ -1,11 +1,14 @@
 #pragma once
 // Making decomposition maps: from PIO .dat offsets (dat2nc) or generated
 // patterns (e3sm_mapgen), written in the current map format (with
-// Dk.fill_starts, Dk.fully_covered and the raw offsets).
+// Dk.fill_starts, Dk.fully_covered and the raw offsets), in any container
+// E3SM-IO reads: NetCDF classic, HDF5, NetCDF-4 or ADIOS2 BP, each with
+// E3SM-IO's layout (formats/array_file.hpp does the container).
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "formats/array_file.hpp"
 #include "formats/pio_dat.hpp"
 #include "kernels/e3sm/decomp_map.hpp"
 
@@ -26,7 +29,7 @@ struct RawOffsets {
 Decomp decomp_from_pio(const PioDecompDat& dat, bool sort, RawOffsets* raw = nullptr);
 
 struct MapWriteOptions {
-    int cdf_version = 5;       // 1, 2 or 5
+    formats::FileFormat format = formats::FileFormat::Cdf5;
     std::string command_line;  // stored as the global attribute command_line
 };
 
