@@ -70,7 +70,10 @@ int main(int argc, char** argv) {
     app.add_option("--element-size", simple.element_size, "with --ncol: consecutive columns per element")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
-    app.add_option("--format", format, "output format")->check(CLI::IsMember({"cdf1", "cdf2", "cdf5"}))->capture_default_str();
+    app.add_option("--format", format, "map container: NetCDF classic cdf1/cdf2/cdf5, hdf5, netcdf4, bp (ADIOS2 BP3, "
+                                       "as E3SM-IO), bp4, bp5 (directories)")
+        ->check(CLI::IsMember(iok::formats::file_format_names()))
+        ->capture_default_str();
     app.add_flag("-v,--verbose", verbose, "print a summary of each decomposition");
     try {
         app.parse(argc, argv);
@@ -115,7 +118,7 @@ int main(int argc, char** argv) {
         }
         m.path = output;
         MapWriteOptions w;
-        w.cdf_version = format.back() - '0';
+        w.format = iok::formats::parse_file_format(format);
         for (int k = 0; k < argc; ++k) w.command_line += std::string(argv[k]) + " ";
         write_decomp_map(output, m, w, &raw);
         if (verbose)
