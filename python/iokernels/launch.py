@@ -161,10 +161,12 @@ def _tail(path, n=STDERR_TAIL_LINES):
 
 
 def first_error(lines):
+    """The line that says what went wrong: the first naming an error, else
+    the last with words (launchers frame their messages in ----- rules)."""
     for line in lines:
         if "error" in line.lower():
             return line.strip()
-    return next((line.strip() for line in reversed(lines) if line.strip()), "")
+    return next((line.strip() for line in reversed(lines) if any(c.isalpha() for c in line)), "")
 
 
 class ResultsDir:
