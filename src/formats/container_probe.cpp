@@ -163,6 +163,9 @@ ProbeResult probe_container(const std::string& path) {
         r.kind = Container::Bp3;
         return r;
     }
+    if (head.size() >= 8 && std::memcmp(head.data(), "ADIOS-BP", 8) == 0)
+        return unknown("the index (md.idx) of an ADIOS2 BP4/BP5 directory",
+                       "give the directory that holds it: " + fs::path(path).parent_path().string());
     if (mostly_text(head)) {
         const std::string first = printable_start(head);
         if (first.rfind("version ", 0) == 0)
