@@ -148,6 +148,7 @@ void write_hdf5_arrays(const std::string& path, const ArrayFile& f) {
     H5Pset_layout(dcpl, H5D_CONTIGUOUS);
     H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
     H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
+    H5Pset_fill_value(dcpl, H5T_NATIVE_INT, nullptr);  // no fill value defined at all
     for (const auto& arr : f.arrays) {
         auto d = dims.find(arr.dim);
         if (d == dims.end()) throw Error(path + ": array '" + arr.name + "' uses undefined dimension '" + arr.dim + "'");
