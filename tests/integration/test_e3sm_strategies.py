@@ -1,4 +1,5 @@
-"""E3SM kernel with the blob strategy and its replay tool on the real maps.
+"""E3SM kernel with the blob and log strategies and their replay tools, on the
+F, G and I maps the project generates (e3sm_inputs).
 
 Blob outputs are written with 4 or 16 ranks, read back by the kernel with
 the writer's count (blob read mode), replayed to a canonical CDF-5 file with a
@@ -15,6 +16,7 @@ import sys
 import pytest
 
 from conftest import assert_all_ranks_fail, iok, mpirun, registered_backends, tool
+from e3sm_inputs import case_maps  # noqa: F401 (fixture)
 from file_values import VARIABLES, assert_same_values, dump
 
 MAPS = {"F": "map_f_case_16p.nc", "G": "map_g_case_16p.nc", "I": "map_i_case_16p.nc"}
@@ -55,8 +57,8 @@ def write_blob_and_replay(case, nranks, records, mapfile, tmp_path, library="pne
 
 
 @pytest.mark.parametrize("case,nranks", [("G", 4), ("G", 16), ("F", 4), ("F", 16)])
-def test_blob_replay_equals_canonical(case, nranks, e3sm_maps, tmp_path, needs_pnetcdf):
-    mapfile = e3sm_maps / MAPS[case]
+def test_blob_replay_equals_canonical(case, nranks, case_maps, tmp_path, needs_pnetcdf):
+    mapfile = case_maps / MAPS[case]
     blob, replayed = write_blob_and_replay(case, nranks, 2, mapfile, tmp_path)
     # subfiles: one per node by default (this machine: one node)
     index = json.loads((outputs(blob, case)[0] / "blob.json").read_text())
@@ -80,10 +82,10 @@ def test_blob_replay_equals_canonical(case, nranks, e3sm_maps, tmp_path, needs_p
         assert_same_values(dump(c, tmp_path), dump(b, tmp_path), f"{case} {b.name}", nvars)
 
 
-def test_blob_g_subfiles_and_headers(e3sm_maps, tmp_path, needs_pnetcdf):
+def test_blob_g_subfiles_and_headers(case_maps, tmp_path, needs_pnetcdf):
     """-g 3 with 4 ranks: three subfiles, groups of consecutive ranks; each
     subfile is a plain CDF-5 file whose variables are 1-D."""
-    blob, _ = write_blob_and_replay("G", 4, 1, e3sm_maps / MAPS["G"], tmp_path, subfiles=3)
+    blob, _ = write_blob_and_replay("G", 4, 1, case_maps / MAPS["G"], tmp_path, subfiles=3)
     index = json.loads((blob / "blob.json").read_text())
     assert [s["ranks"] for s in index["subfiles"]] == [[0, 1], [2], [3]]  # group = rank * g // size
     subs = sorted(p.name for p in blob.glob("subfile_*"))
@@ -94,9 +96,9 @@ def test_blob_g_subfiles_and_headers(e3sm_maps, tmp_path, needs_pnetcdf):
     assert "blob_blocks_0" in head and "blob_canonical_dims" in head
 
 
-def test_blob_i_case_once(e3sm_maps, tmp_path, needs_pnetcdf):
+def test_blob_i_case_once(case_maps, tmp_path, needs_pnetcdf):
     """The large I case (h0 ~244 MiB per record): 4 ranks, 1 record."""
-    mapfile = e3sm_maps / MAPS["I"]
+    mapfile = case_maps / MAPS["I"]
     blob, replayed = write_blob_and_replay("I", 4, 1, mapfile, tmp_path)
     stem = tmp_path / "i_replayed.nc"
     for label, c in zip(("h0", "h1"), replayed):
@@ -104,10 +106,10 @@ def test_blob_i_case_once(e3sm_maps, tmp_path, needs_pnetcdf):
     assert "passed" in iok(4, "e3sm", "-r", "1", "-i", stem, mapfile).stdout
 
 
-def test_corrupt_subfile_value_is_named(e3sm_maps, tmp_path, needs_pnetcdf):
+def test_corrupt_subfile_value_is_named(case_maps, tmp_path, needs_pnetcdf):
     """One changed value in a subfile: blob read mode and replay+verify both
     fail, naming the variable and element."""
-    mapfile = e3sm_maps / MAPS["G"]
+    mapfile = case_maps / MAPS["G"]
     blob, replayed = write_blob_and_replay("G", 4, 1, mapfile, tmp_path)
     code = r"""
 import sys, netCDF4
@@ -128,8 +130,8 @@ with netCDF4.Dataset(sys.argv[1], "r+") as ds:
     assert_all_ranks_fail(bad, "verification failed", "vertTransportVelocityTop", "record 0")
 
 
-def test_blob_read_with_other_rank_count_is_refused(e3sm_maps, tmp_path, needs_pnetcdf):
-    mapfile = e3sm_maps / MAPS["G"]
+def test_blob_read_with_other_rank_count_is_refused(case_maps, tmp_path, needs_pnetcdf):
+    mapfile = case_maps / MAPS["G"]
     blob, _ = write_blob_and_replay("G", 4, 1, mapfile, tmp_path)
     bad = iok(2, "e3sm", "-r", "1", "-x", "blob", "-i", blob, mapfile, check=False)
     assert_all_ranks_fail(bad, "written by 4 processes", "blob_replay")
@@ -141,10 +143,10 @@ def test_replay_of_a_non_blob_is_refused(tmp_path, needs_pnetcdf):
     assert_all_ranks_fail(bad, "blob.json")
 
 
-def test_canonical_outputs_agree_across_backends(e3sm_maps, tmp_path, needs_pnetcdf):
+def test_canonical_outputs_agree_across_backends(case_maps, tmp_path, needs_pnetcdf):
     """pnetcdf, hdf5, hdf5_md, netcdf4 canonical outputs and pnetcdf
     blob+replay hold the same values for every variable (G case, 4 ranks)."""
-    mapfile = e3sm_maps / MAPS["G"]
+    mapfile = case_maps / MAPS["G"]
     have = registered_backends()
     ref_path = tmp_path / "g_pnetcdf.nc"
     iok(4, "e3sm", "-k", "-r", "2", "-o", ref_path, mapfile)
@@ -162,12 +164,12 @@ def test_canonical_outputs_agree_across_backends(e3sm_maps, tmp_path, needs_pnet
 
 
 @pytest.mark.parametrize("library", ["hdf5", "netcdf4", "adios"])
-def test_blob_over_other_libraries(library, e3sm_maps, tmp_path, needs_pnetcdf):
+def test_blob_over_other_libraries(library, case_maps, tmp_path, needs_pnetcdf):
     """The blob strategy wraps any backend: write G with 4 ranks, read back,
     replay (3 ranks) to canonical CDF-5 and compare with pnetcdf canonical."""
     if library not in registered_backends():
         pytest.skip(f"{library} not in this build")
-    mapfile = e3sm_maps / MAPS["G"]
+    mapfile = case_maps / MAPS["G"]
     blob, replayed = write_blob_and_replay("G", 4, 2, mapfile, tmp_path, library=library)
     assert "passed" in iok(4, "e3sm", "-r", "2", "-a", library, "-x", "blob", "-i", blob, mapfile).stdout
     ref_path = tmp_path / "g_ref.nc"
@@ -177,10 +179,10 @@ def test_blob_over_other_libraries(library, e3sm_maps, tmp_path, needs_pnetcdf):
 
 
 @pytest.mark.parametrize("case,nranks", [("G", 4), ("F", 16)])
-def test_log_replay_equals_canonical(case, nranks, e3sm_maps, tmp_path, needs_pnetcdf):
+def test_log_replay_equals_canonical(case, nranks, case_maps, tmp_path, needs_pnetcdf):
     """The log strategy (the seed's `-a hdf5 -x log`, built natively): write,
     read back with the writer's count, replay with 3 ranks, verify, compare."""
-    mapfile = e3sm_maps / MAPS[case]
+    mapfile = case_maps / MAPS[case]
     log = tmp_path / f"log_{case}.nc"
     iok(nranks, "e3sm", "-k", "-r", "2", "-a", "hdf5", "-x", "log", "-o", log, mapfile)
     assert "passed" in iok(nranks, "e3sm", "-r", "2", "-x", "log", "-i", log, mapfile).stdout
@@ -199,8 +201,8 @@ def test_log_replay_equals_canonical(case, nranks, e3sm_maps, tmp_path, needs_pn
         assert_same_values(dump(c, tmp_path), dump(b, tmp_path), f"log {case} {b.name}", nvars)
 
 
-def test_corrupt_log_byte_is_named(e3sm_maps, tmp_path, needs_pnetcdf):
-    mapfile = e3sm_maps / MAPS["G"]
+def test_corrupt_log_byte_is_named(case_maps, tmp_path, needs_pnetcdf):
+    mapfile = case_maps / MAPS["G"]
     log = tmp_path / "log_g.nc"
     iok(4, "e3sm", "-k", "-r", "1", "-x", "log", "-o", log, mapfile)
     data = log / "log_0000.bin"
@@ -215,15 +217,12 @@ def test_corrupt_log_byte_is_named(e3sm_maps, tmp_path, needs_pnetcdf):
     assert_all_ranks_fail(bad, "verification failed", "element")
 
 
-def test_adios_blob_readable_by_bpls(e3sm_maps, tmp_path, needs_pnetcdf):
+def test_adios_blob_readable_by_bpls(case_maps, tmp_path, needs_pnetcdf):
     if "adios" not in registered_backends():
         pytest.skip("adios not in this build")
-    import shutil
-    bpls = shutil.which("bpls") or shutil.which("bpls.mpi")
-    if not bpls:
-        pytest.skip("bpls not installed")
+    bpls = tool("bpls", "bpls.mpi")
     blob = tmp_path / "g_adios.nc"
-    iok(4, "e3sm", "-k", "-r", "2", "-a", "adios", "-x", "blob", "-g", "2", "-o", blob, e3sm_maps / MAPS["G"])
+    iok(4, "e3sm", "-k", "-r", "2", "-a", "adios", "-x", "blob", "-g", "2", "-o", blob, case_maps / MAPS["G"])
     subs = sorted(blob.glob("subfile_*.bp"))
     assert [s.name for s in subs] == ["subfile_0000.bp", "subfile_0001.bp"]
     out = subprocess.run([bpls, "-la", str(subs[1])], capture_output=True, text=True).stdout

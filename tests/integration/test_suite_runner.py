@@ -14,9 +14,10 @@ import time
 import pytest
 
 from conftest import BUILD_DIR, IOKERNELS, SOURCE_DIR, tool
+from e3sm_inputs import case_maps  # noqa: F401 (fixture)
 
 sys.path.insert(0, str(SOURCE_DIR / "python"))
-from iokernels import compare, launch, results, suite, table  # noqa: E402
+from iokernels import compare, launch, paths, results, suite, table  # noqa: E402
 from iokernels.errors import UsageError  # noqa: E402
 
 
@@ -40,14 +41,15 @@ def test_matrix_expands_to_cross_product_in_order():
                   "strategy": "canonical", "args": ["-r", "{records}"], "matrix": {"records": [1, 5]}}]})
     runs = s.runs
     assert len(runs) == 2 * 2 * 2 * 2          # ranks x backend x records x repeats
+    # repeats run in rounds: every combination once, then every one again
     assert [(r.ranks, r.backend, r.matrix["records"], r.repeat) for r in runs[:5]] == [
-        (4, "pnetcdf", "1", 0), (4, "pnetcdf", "1", 1), (4, "pnetcdf", "5", 0), (4, "pnetcdf", "5", 1),
-        (4, "hdf5", "1", 0)]
+        (4, "pnetcdf", "1", 0), (4, "pnetcdf", "5", 0), (4, "hdf5", "1", 0), (4, "hdf5", "5", 0),
+        (16, "pnetcdf", "1", 0)]
     assert [r.index for r in runs] == list(range(1, 17)) and {r.total for r in runs} == {16}
     assert len({r.run_id for r in runs}) == 16
-    assert runs[2].run_id == "003-F-pnetcdf-canonical-records=5-4p-r1"
-    assert runs[2].label() == "e3sm F pnetcdf canonical records=5 4 ranks"
-    assert runs[3].label().endswith("4 ranks repeat 2")
+    assert runs[2].run_id == "003-F-hdf5-canonical-records=1-4p-r1"
+    assert runs[2].label() == "e3sm F hdf5 canonical records=1 4 ranks"
+    assert runs[8].label().endswith("4 ranks repeat 2")
 
 
 def test_env_lists_expand_and_suite_defaults_merge():
@@ -75,7 +77,7 @@ def test_command_line_and_environment(tmp_path):
     assert argv[:4] == ["mpiexec", "--oversubscribe", "-n", "4"]
     assert argv[4:] == [str(IOKERNELS), "--io-layer", "ompio", "e3sm", "-a", "hdf5", "-x", "rearrange",
                         "-o", f"{tmp_path}/o/g.nc", argv[-3], "--json", str(tmp_path / "g.json")]
-    assert argv[-3].endswith("/shared/datasets/e3sm/g.nc")
+    assert argv[-3] == f"{paths.shared_dir()}/datasets/e3sm/g.nc"  # {shared}: $IOK_SHARED or ../shared
     assert launch.environment(g) == {"OMPI_MCA_io": "ompio"}
     argv = launch.command(raw, tmp_path, tmp_path / "r.json", BUILD_DIR)
     assert argv[4:] == [str(tool("raw_write")), "-n", "1000", "--json", str(tmp_path / "r.json")]
@@ -355,7 +357,7 @@ def e3sm_available():
     return re.search(r"^\s+e3sm\s", out, re.M) is not None
 
 
-def test_run_e3sm_g_case(tmp_path, e3sm_maps):
+def test_run_e3sm_g_case(tmp_path, case_maps):
     if not e3sm_available():
         pytest.skip("`iokernels e3sm` is not in this build yet")
     s = write(tmp_path / "g.toml", f"""
@@ -365,7 +367,7 @@ kernel = "e3sm"
 ranks = 4
 backend = "pnetcdf"
 strategy = "canonical"
-args = ["-r", "1", "--verify", "-o", "{{outdir}}/g_case.nc", "{e3sm_maps}/g_case_cmpaso_16p.nc"]
+args = ["-r", "1", "--verify", "-o", "{{outdir}}/g_case.nc", "{case_maps}/map_g_case_16p.nc"]
 """)
     p = cli("run", s, "--results", tmp_path / "res")
     assert p.returncode == 0, p.stdout + p.stderr
@@ -439,6 +441,26 @@ def test_example_suite_is_valid():
     assert s.name == "example" and len(s.runs) == 2 + 2 * 2 * 2
     assert {r.kernel for r in s.runs} == {"raw_write", "e3sm"}
     assert [r.io_layer for r in s.runs[:2]] == ["romio", "ompio"]
+    assert [i.name for i in s.inputs] == ["g_map"]
+
+
+def test_example_suite_runs_without_the_shared_data(tmp_path):
+    """The README's example suite on a fresh clone: no ../shared, every run
+    succeeds, and raw_write writes exactly the bytes the G case writes."""
+    env = dict(os.environ, PYTHONPATH=str(SOURCE_DIR / "python"), IOK_BUILD_DIR=str(BUILD_DIR),
+               IOK_SHARED=str(tmp_path / "no_shared"))
+    p = subprocess.run([sys.executable, "-m", "iokernels", "run", str(SOURCE_DIR / "python" / "iokernels" / "suites" /
+                        "example.toml"), "--results", str(tmp_path / "res")], capture_output=True, text=True,
+                       env=env, timeout=1800)
+    assert p.returncode == 0, p.stdout + p.stderr
+    index = json.loads((tmp_path / "res" / "index.json").read_text())
+    assert [r["status"] for r in index["runs"]] == ["ok"] * 10
+    docs = [json.loads((tmp_path / "res" / r["result"]).read_text()) for r in index["runs"]]
+    g_bytes = {f["bytes"]["total"] for d in docs if d["kernel"] == "e3sm" for f in d["files"] if f["mode"] == "write"}
+    raw_bytes = {d["summary"]["bytes"] for d in docs if d["kernel"] == "raw_write"}
+    assert g_bytes == raw_bytes == {114920672}
+    reads = [f for d in docs if d["kernel"] == "e3sm" for f in d["files"] if f["mode"] == "read"]
+    assert len(reads) == 8 and all(f["verify"]["mismatches"] == 0 for f in reads)
 
 
 def test_benchlib_runs_beside_raw_and_prints_ratios(tmp_path, capsys):
@@ -468,7 +490,7 @@ def test_benchlib_runs_beside_raw_and_prints_ratios(tmp_path, capsys):
     assert not (tmp_path / "res" / "data").exists()                   # cleaned up after
 
 
-def test_bench_e3sm_script(tmp_path, e3sm_maps):
+def test_bench_e3sm_script(tmp_path, case_maps):
     """bench/e3sm.py end to end (F case, 16 ranks, 1 record, ROMIO, two
     libraries): headline table with ratios to raw of the same bytes, the
     prepare fraction, the cross-library table, everything stored."""
@@ -477,6 +499,7 @@ def test_bench_e3sm_script(tmp_path, e3sm_maps):
     env = dict(os.environ, IOK_BUILD_DIR=str(BUILD_DIR))
     p = subprocess.Popen([sys.executable, str(SOURCE_DIR / "bench" / "e3sm.py"), "--ranks", "16", "--records", "1",
                           "--io-layer", "romio", "--libraries", "pnetcdf canonical,pnetcdf vard",
+                          "--map", str(case_maps / "map_f_case_16p.nc"),
                           "--results", str(tmp_path / "res")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True, env=env)
     try:
