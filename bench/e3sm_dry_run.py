@@ -64,7 +64,7 @@ def main():
     seconds, rss = timed([paths.program(build, "iokernels"), "e3sm", "--dry-run", "--ranks", ranks, "-q",
                           "--json", result, mapfile])
     doc = json.loads(result.read_text())
-    rows = [[f["label"], f["variables"], f["records"], f"{f['requests']['total']:,}", f"{f['requests']['max']:,}",
+    rows = [[f["label"], str(f["variables"]), str(f["records"]), f"{f['requests']['total']:,}", f"{f['requests']['max']:,}",
              f"{f['requests']['min']:,}", format_bytes(f["bytes"]["total"]), format_bytes(f["bytes"]["max"])]
             for f in doc["files"]]
     print(f"\nE3SM F case, ne{a.ne} map of {a.nprocs} processes ({format_bytes(mapfile.stat().st_size)}), "
