@@ -32,6 +32,7 @@
 //
 // Everything is deterministic: the same options give the same map on every
 // platform.  Library-free (no I/O): write the result with write_decomp_map.
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -57,6 +58,11 @@ std::int64_t cubed_sphere_ncol(int ne);
 // of the space-filling curve over the cube; consecutive entries are
 // neighbouring elements (sharing an edge).
 std::vector<std::int64_t> cube_curve(int ne);
+
+// Point (a, b), 0 <= a, b <= s, of cube face `face` on the surface of the
+// cube [0, s]^3: the one parametrization of the faces that the curve (which
+// faces touch) and the column numbering (which GLL points are shared) use.
+std::array<std::int64_t, 3> cube_face_point(int face, std::int64_t a, std::int64_t b, std::int64_t s);
 
 // The columns (0-based) each element owns, by GlobalID.
 std::vector<std::vector<std::int64_t>> cube_element_columns(int ne);

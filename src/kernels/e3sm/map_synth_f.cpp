@@ -14,19 +14,6 @@ namespace {
 
 constexpr int kNp = 4;  // GLL points per element edge (np4)
 
-// A GLL point (a, b) of a face, 0 <= a, b <= s = ne (np - 1), on the cube
-// surface; the same parametrization as the curve's (map_synth_sfc.cpp).
-std::array<std::int64_t, 3> face_point(int face, std::int64_t a, std::int64_t b, std::int64_t s) {
-    switch (face) {
-        case 0: return {a, 0, b};
-        case 1: return {s, a, b};
-        case 2: return {s - a, s, b};
-        case 3: return {0, s - a, b};
-        case 4: return {b, a, 0};
-        default: return {a, b, s};
-    }
-}
-
 }  // namespace
 
 std::int64_t cubed_sphere_ncol(int ne) {
@@ -56,7 +43,7 @@ std::vector<std::vector<std::int64_t>> cube_element_columns(int ne) {
                         if (a > 0 && a < s && b > 0 && b < s) {
                             id = &inner[static_cast<std::size_t>(b * side + a)];
                         } else {
-                            const auto p = face_point(f, a, b, s);
+                            const auto p = cube_face_point(f, a, b, s);
                             auto it = border.try_emplace((p[0] * side + p[1]) * side + p[2], -1).first;
                             id = &it->second;
                         }

@@ -15,6 +15,17 @@
 
 namespace iok::e3sm {
 
+std::array<std::int64_t, 3> cube_face_point(int face, std::int64_t a, std::int64_t b, std::int64_t s) {
+    switch (face) {
+        case 0: return {a, 0, b};
+        case 1: return {s, a, b};
+        case 2: return {s - a, s, b};
+        case 3: return {0, s - a, b};
+        case 4: return {b, a, 0};
+        default: return {a, b, s};
+    }
+}
+
 namespace {
 
 struct Cell {
@@ -56,20 +67,12 @@ void gilbert(int x, int y, int ax, int ay, int bx, int by, std::vector<Cell>& ou
 // Position of face-local element (i, j) on the cube surface, doubled so that
 // element centres are integers: edge neighbours on one face are 2 apart in
 // one coordinate, neighbours across a cube edge 1 apart in two.
-std::array<int, 3> centre(int face, int i, int j, int ne) {
-    const int s = 2 * ne, a = 2 * i + 1, b = 2 * j + 1;
-    switch (face) {
-        case 0: return {a, 0, b};
-        case 1: return {s, a, b};
-        case 2: return {s - a, s, b};
-        case 3: return {0, s - a, b};
-        case 4: return {b, a, 0};
-        default: return {a, b, s};
-    }
+std::array<std::int64_t, 3> centre(int face, int i, int j, int ne) {
+    return cube_face_point(face, 2 * i + 1, 2 * j + 1, 2 * ne);
 }
 
-bool neighbours(const std::array<int, 3>& p, const std::array<int, 3>& q) {
-    int d2 = 0;
+bool neighbours(const std::array<std::int64_t, 3>& p, const std::array<std::int64_t, 3>& q) {
+    std::int64_t d2 = 0;
     for (int k = 0; k < 3; ++k) d2 += (p[k] - q[k]) * (p[k] - q[k]);
     return d2 == 2 || d2 == 4;
 }
