@@ -28,6 +28,20 @@ const char* engine_of(Container kind) {
     }
 }
 
+// ADIOS2's exception texts carry terminal colour codes: drop them.
+std::string plain(const std::string& s) {
+    std::string out;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '\x1b' && i + 1 < s.size() && s[i + 1] == '[') {
+            i += 2;
+            while (i < s.size() && !(s[i] >= '@' && s[i] <= '~')) ++i;  // to the final byte
+            continue;
+        }
+        out += s[i];
+    }
+    return out;
+}
+
 template <class T>
 std::vector<std::int64_t> widen(const std::vector<T>& v) {
     return std::vector<std::int64_t>(v.begin(), v.end());
@@ -39,15 +53,24 @@ public:
         guard("opening", [&] {
             io_ = adios_.DeclareIO("iok_map_reader");
             io_.SetEngine(engine_name_);
-            engine_ = io_.Open(path, adios2::Mode::Read);
-            if (engine_.BeginStep() != adios2::StepStatus::OK)
-                throw Error(path + ": the ADIOS2 " + engine_name_ + " file has no step to read",
-                            "the file is empty or was not closed by its writer; write it again");
+            // A map is a finished file, never a stream: do not wait for a
+            // writer (in streaming mode an incomplete BP4/BP5 directory
+            // blocks the open or the step forever).
+            random_access_ = kind != Container::Bp3;
+            if (random_access_) {
+                io_.SetParameter("OpenTimeoutSecs", "0");
+                engine_ = io_.Open(path, adios2::Mode::ReadRandomAccess);
+            } else {
+                engine_ = io_.Open(path, adios2::Mode::Read);
+                if (engine_.BeginStep(adios2::StepMode::Read, 0.0f) != adios2::StepStatus::OK)
+                    throw Error(path + ": the ADIOS2 " + engine_name_ + " file has no complete step to read",
+                                "the file is empty or was not closed by its writer; write it again");
+            }
         });
     }
     ~Adios2Arrays() override {
         try {
-            engine_.EndStep();
+            if (!random_access_) engine_.EndStep();
             engine_.Close();
         } catch (...) {
         }
@@ -98,6 +121,7 @@ private:
             throw Error(path_ + ": variable '" + name + "' has " + std::to_string(shape.size()) + " dimensions, not 1",
                         "is this a decomposition map file?");
         std::vector<T> data;
+        if (random_access_) v.SetStepSelection({0, 1});  // maps have one step
         if (shape.size() == 1) {
             if (shape[0] == 0) return data;
             v.SetSelection({{0}, {shape[0]}});
@@ -114,13 +138,14 @@ private:
         } catch (const Error&) {
             throw;
         } catch (const std::exception& e) {
-            throw Error(path_ + ": ADIOS2 " + engine_name_ + " " + doing + " failed: " + e.what(),
+            throw Error(path_ + ": ADIOS2 " + engine_name_ + " " + doing + " failed: " + plain(e.what()),
                         "the file is truncated or damaged; write or copy it again");
         }
     }
 
     std::string path_;
     std::string engine_name_;
+    bool random_access_ = false;
     adios2::ADIOS adios_;
     adios2::IO io_;
     adios2::Engine engine_;
@@ -198,7 +223,7 @@ void write_adios2_arrays(const std::string& path, const ArrayFile& f, Container 
     } catch (const Error&) {
         throw;
     } catch (const std::exception& e) {
-        throw Error(path + ": writing ADIOS2 " + engine_name + " failed: " + e.what(),
+        throw Error(path + ": writing ADIOS2 " + engine_name + " failed: " + plain(e.what()),
                     "check the directory exists and is writable, and there is free space");
     }
 }
