@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
     app.add_option("maps", paths, "MAP [MAP2]: one map, or a map and the one to compare it with")
         ->required()
         ->expected(1, 2)
-        ->check(CLI::ExistingFile);
+        ->check(CLI::ExistingPath);
     app.add_option("--ranks", ranks, "rank counts to count requests at (comma-separated)")
         ->delimiter(',')
         ->allow_extra_args(false)

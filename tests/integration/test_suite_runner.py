@@ -568,7 +568,7 @@ launcher = ["bash", "-c", "echo started; sleep 60 # {{ranks}}", "x"]
 [[case]]
 name = "slow"
 kernel = "raw_write"
-timeout = 1
+timeout = 4
 [[case]]
 name = "next"
 kernel = "raw_write"
@@ -577,23 +577,28 @@ args = ["-n", "1000"]
 """)
     p = cli("run", s, "--results", tmp_path / "res")
     assert p.returncode == 1
-    assert p.stdout.splitlines()[1] == "[1/2] raw_write slow 1 ranks ... timed out: iokernels run: killed after the 1 s time limit"
+    assert p.stdout.splitlines()[1] == "[1/2] raw_write slow 1 ranks ... timed out: iokernels run: killed after the 4 s time limit"
     assert p.stdout.splitlines()[2].startswith("[2/2] raw_write next 1 ranks ... ")
     doc = json.loads((tmp_path / "res" / "001-slow-1p-r1.json").read_text())
     assert doc["suite_run"]["status"] == "timeout" and doc["suite_run"]["returncode"] is None
     assert (tmp_path / "res" / "logs" / "001-slow-1p-r1.stdout").read_text() == "started\n"
 
     env = dict(os.environ, PYTHONPATH=str(SOURCE_DIR / "python"), IOK_BUILD_DIR=str(BUILD_DIR))
-    marker = f"sleep 60 # {tmp_path}"
-    write(tmp_path / "u.toml", f'[suite]\nlauncher = ["bash", "-c", "{marker} {{ranks}}", "x"]\n'
+    # exec -a names the launched process by the marker (bash would exec a
+    # lone `sleep` with a cmdline that pgrep cannot tell from any other)
+    marker = f"iok-orphan-check-{os.getpid()}-{tmp_path.name}"
+    write(tmp_path / "u.toml", f'[suite]\nlauncher = ["bash", "-c", "exec -a {marker} sleep 60 # {{ranks}}", "x"]\n'
                                '[[case]]\nkernel = "raw_write"\n')
     runner = subprocess.Popen([sys.executable, "-m", "iokernels", "run", str(tmp_path / "u.toml"),
                                "--results", str(tmp_path / "res2")], env=env, stdout=subprocess.PIPE, text=True)
     assert runner.stdout.readline().startswith("suite u: 1 runs")
-    for _ in range(100):                    # wait until the launch is running
+    for _ in range(600):                    # wait until the launch is running
         if subprocess.run(["pgrep", "-f", marker], capture_output=True).returncode == 0:
             break
         time.sleep(0.1)
+    else:
+        runner.kill()
+        pytest.fail("the launch never started: the orphan check below would prove nothing")
     runner.terminate()
     assert runner.wait(timeout=30) == 143
     assert subprocess.run(["pgrep", "-f", marker], capture_output=True).returncode == 1   # no orphan left

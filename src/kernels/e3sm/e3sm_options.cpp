@@ -5,7 +5,7 @@
 namespace iok::e3sm {
 
 void Options::add_to(CLI::App& app) {
-    app.add_option("map", map_path, "decomposition map file (NetCDF classic; seed or current format)")
+    app.add_option("map", map_path, "decomposition map: NetCDF classic, HDF5, NetCDF-4 or ADIOS2 BP (seed or current format)")
         ->required();
     app.add_option("-o,--output", output,
                    "write test: output path stem; history files get _h0/_h1 inserted before the extension");
