@@ -34,6 +34,14 @@ void rank0_verdict(MPI_Comm comm, Check&& check) {
     });
 }
 
+// " does not exist", or what is there instead of a directory.
+std::string not_a_directory(const std::string& dir) {
+    std::error_code ec;
+    if (!fs::exists(fs::symlink_status(dir, ec))) return " does not exist";
+    return " is not a directory (it is a " +
+           std::string(fs::is_regular_file(dir, ec) ? "regular file" : "file of another kind") + ")";
+}
+
 }  // namespace
 
 void OutputFiles::claim(const std::string& path) {
@@ -42,8 +50,10 @@ void OutputFiles::claim(const std::string& path) {
         fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
         std::error_code ec;
         if (!fs::is_directory(dir, ec)) {
-            what = "output directory " + dir.string() + " does not exist";
-            hint = "create it first (mkdir -p " + dir.string() + ") or choose another path with -o";
+            what = "output directory " + dir.string() + not_a_directory(dir.string());
+            hint = fs::exists(fs::symlink_status(dir, ec))
+                       ? "choose another path with -o"
+                       : "create it first (mkdir -p " + dir.string() + ") or choose another path with -o";
         } else if (access(dir.c_str(), W_OK | X_OK) != 0) {
             what = "output directory " + dir.string() + " is not writable (" + std::strerror(errno) + ")";
             hint = "choose a writable directory with -o";
@@ -120,8 +130,10 @@ void check_output_directory(MPI_Comm comm, const std::string& dir) {
         if (rank != 0) return;
         std::error_code ec;
         if (!std::filesystem::is_directory(dir, ec))
-            throw Error("output directory " + dir + " does not exist",
-                        "create it first (mkdir -p " + dir + ") or choose another with -o/--dir");
+            throw Error("output directory " + dir + not_a_directory(dir),
+                        std::filesystem::exists(std::filesystem::symlink_status(dir, ec))
+                            ? "choose another directory with -o/--dir"
+                            : "create it first (mkdir -p " + dir + ") or choose another with -o/--dir");
         if (access(dir.c_str(), W_OK | X_OK) != 0)
             throw Error("output directory " + dir + " is not writable", "choose a writable directory with -o/--dir");
     });

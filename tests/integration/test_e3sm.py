@@ -204,7 +204,7 @@ def test_missing_output_directory(tmp_path, case_maps):
 def test_output_under_a_regular_file(tmp_path, case_maps):
     (tmp_path / "plain").write_text("a file, not a directory")
     p = iok(4, "e3sm", "-o", tmp_path / "plain" / "o.nc", case_maps / "map_g_case_16p.nc", check=False, timeout=60)
-    assert_all_ranks_fail(p, "plain")
+    assert_all_ranks_fail(p, f"output directory {tmp_path / 'plain'} is not a directory (it is a regular file)")
     assert (tmp_path / "plain").read_text() == "a file, not a directory"
 
 
