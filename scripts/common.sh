@@ -19,6 +19,8 @@ IOK_PACKAGES=(
     # Slurm batch scripts against a one-node Slurm on localhost
     chromium fonts-dejavu-core
     munge slurmctld slurmd slurm-client
+    # profiling the kernels (bench/README.md: perf record, valgrind --tool=callgrind on one rank)
+    linux-perf valgrind
 )
 
 # True when the host itself has the libraries we need in its archive
