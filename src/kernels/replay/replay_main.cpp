@@ -1,0 +1,192 @@
+// iokernels replay TRACE: re-issues the MPI-IO pattern an application showed
+// under libiok_capture.so (docs/capture_trace.md) as a kernel.  Each captured
+// file becomes a 1-D byte variable whose selections are the bytes each rank
+// wrote (then read); the plan goes through the driver and runner like every
+// kernel's, so any backend and strategy, timings, verification and JSON work
+// as usual.  With -a mpiio (the default) the replayed file has the captured
+// file's size and written offsets.  --dry-run prints the trace summary.
+#include <mpi.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "core/broadcast_file.hpp"
+#include "core/collective.hpp"
+#include "core/error.hpp"
+#include "core/kernel_registry.hpp"
+#include "core/output_files.hpp"
+#include "driver/driver.hpp"
+#include "kernels/replay/replay_plan.hpp"
+#include "kernels/replay/replay_summary.hpp"
+#include "kernels/replay/trace.hpp"
+
+namespace iok::replay {
+namespace {
+
+struct Options {
+    std::string trace;
+    std::string dir = ".";
+    bool dry_run = false;
+    bool reads = true;
+    std::vector<std::string> only;  // substrings of captured file names
+
+    bool selected(const std::string& name) const {
+        if (only.empty()) return true;
+        for (const auto& s : only)
+            if (name.find(s) != std::string::npos) return true;
+        return false;
+    }
+};
+
+void run(int argc, char** argv, MPI_Comm comm) {
+    CLI::App app{"Replays an MPI-IO trace captured with libiok_capture.so (LD_PRELOAD) from any MPI program: "
+                 "every captured file becomes one 1-D byte variable, each rank writes the bytes its captured "
+                 "rank wrote and reads what it read, on any backend and strategy, verified.  With another rank "
+                 "count the captured ranks' byte sets are laid end to end in rank order and split evenly "
+                 "(docs/capture_trace.md).  --dry-run prints what the trace asks of the file system.",
+                 "iokernels replay"};
+    Options opt;
+    app.add_option("trace", opt.trace, "trace file written by libiok_capture.so")->required();
+    app.add_option("-o,--dir", opt.dir, "directory of the replayed files (must exist)")->capture_default_str();
+    app.add_flag("--dry-run", opt.dry_run,
+                 "do no I/O: print per captured file the request count, size histogram, contiguity, "
+                 "collective share and per-rank balance (--json: as JSON)")
+        ->capture_default_str();
+    app.add_flag("--reads,!--no-reads", opt.reads,
+                 "also replay the captured reads (of bytes some rank wrote; a file only read is written first)")
+        ->capture_default_str();
+    app.add_option("--file", opt.only, "replay only captured files whose name contains this text (repeatable)");
+    DriverDefaults defaults;
+    defaults.backend = "mpiio";
+    defaults.verify = true;
+    Driver d("replay", comm, app, argc, argv, defaults);
+    if (!d.parse()) return;
+    const int rank = d.rank(), size = d.size();
+    const CommonOptions& c = d.options();
+
+    const std::string text = read_text_collective(opt.trace, comm, "give the trace libiok_capture.so wrote "
+                                                                   "(IOK_CAPTURE_TRACE names it)");
+    Trace trace;
+    collective_step(comm, [&] { trace = parse_trace(text, opt.trace); });
+
+    if (opt.dry_run) {
+        collective_step(comm, [&] {
+            if (rank != 0) return;
+            nlohmann::json s = summarize_trace(trace);
+            if (!c.quiet) print_summary(s, opt.trace);
+            for (auto& f : s["files"]) d.result().add_file(f);
+            d.result().params().update({{"trace", opt.trace}, {"dry_run", true}, {"captured_ranks", trace.nranks},
+                                        {"captured_program", trace.program}});
+            if (!c.quiet) std::printf("Dry run: no file was opened.\n");
+        });
+        d.finish();
+        return;
+    }
+
+    std::vector<CapturedFile> files;
+    collective_step(comm, [&] { files = captured_files(trace); });
+    check_output_directory(comm, opt.dir);
+    bool collective = false;
+    for (const auto& f : files) collective = collective || (f.collective && opt.selected(f.name));
+    d.set_collective(collective);
+    std::unique_ptr<Backend> backend = d.make_stack();
+    RunOptions ropt = d.run_options();
+    ropt.progress = false;
+    Runner runner(comm, *backend, ropt);
+
+    struct Job {
+        const CapturedFile* f;
+        int index;
+        std::string path;
+        bool prepare;  // a file the application only read: written first
+    };
+    std::vector<Job> jobs;
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        const CapturedFile& f = files[i];
+        if (!opt.selected(f.name) || f.extent == 0) continue;
+        if (!f.written() && !(opt.reads && f.read())) continue;
+        jobs.push_back({&f, static_cast<int>(i), replay_file_name(opt.dir, f.name, static_cast<int>(i), d.extension()),
+                        !f.written()});
+    }
+    for (const Job& j : jobs) d.outputs().claim(j.path);
+
+    std::vector<TextReport> reports;
+    std::uint64_t written = 0, read = 0;
+    for (const Job& j : jobs) {
+        const CapturedFile& f = *j.f;
+        const auto& source = j.prepare ? f.reads : f.writes;
+        const std::vector<Run> mine = redistribute(source, size, rank);
+        FilePlan wplan;
+        collective_step(comm, [&] { wplan = replay_plan(f, mine, j.index); });
+        FileOutcome w = runner.write(wplan, j.path);
+        if (rank == 0) {
+            written += static_cast<std::uint64_t>(w.metrics.bytes.sum);
+            reports.push_back(w.text);
+        }
+        const nlohmann::json about = {{"captured_file", f.name}, {"captured_ranks", trace.nranks}};
+        nlohmann::json wj = about;
+        wj["role"] = j.prepare ? "prepare" : "write";
+        d.record(w, wj);
+        if (opt.reads && f.read()) {
+            // Only bytes some rank wrote hold the pattern; the others are not ours to check.
+            std::vector<Run> all_written;
+            for (const auto& r : source) all_written.insert(all_written.end(), r.begin(), r.end());
+            all_written = normalize_runs(std::move(all_written));
+            std::vector<std::vector<Run>> reads(f.reads.size());
+            for (std::size_t r = 0; r < reads.size(); ++r) reads[r] = intersect_runs(f.reads[r], all_written);
+            FilePlan rplan;
+            collective_step(comm, [&] { rplan = replay_plan(f, redistribute(reads, size, rank), j.index); });
+            FileOutcome r = runner.read(rplan, j.path);
+            if (rank == 0) {
+                read += static_cast<std::uint64_t>(r.metrics.bytes.sum);
+                reports.push_back(r.text);
+            }
+            nlohmann::json rj = about;
+            rj["role"] = "read";
+            d.record(r, rj);
+        }
+        if (c.verify) {
+            FileOutcome v = runner.read(wplan, j.path);
+            if (rank == 0 && c.verbose) reports.push_back(v.text);
+            nlohmann::json vj = about;
+            vj["role"] = "verify";
+            d.record(v, vj);
+        }
+    }
+
+    if (rank == 0) {
+        if (!c.quiet)
+            for (const auto& t : reports) t.print();
+        TextReport t;
+        t.section("iokernels replay");
+        t.line("Trace", opt.trace + " (" + std::to_string(trace.nranks) + " captured rank(s), " +
+                            std::to_string(trace.files.size()) + " file(s))");
+        t.line("Captured program", trace.program);
+        t.count("Replay ranks", static_cast<std::uint64_t>(size));
+        t.line("I/O stack", d.stack_label() + " / " + d.library_label());
+        t.line("Collective", collective && !c.independent ? "yes" : "no");
+        for (const Job& j : jobs) t.line("Replayed " + j.f->name, j.path + (j.prepare ? " (only read: written first)" : ""));
+        t.count("Files replayed", jobs.size());
+        t.line("Bytes written", format_bytes(static_cast<double>(written)));
+        t.line("Bytes read", format_bytes(static_cast<double>(read)));
+        t.line("Verification", c.verify ? (d.mismatches() ? "FAILED" : "passed") : "off");
+        t.print();
+    }
+    d.result().params().update({{"trace", opt.trace}, {"captured_ranks", trace.nranks},
+                                {"captured_program", trace.program}, {"replay_reads", opt.reads}});
+    d.finish("the replayed file does not hold what this run wrote: was it modified during the run?");
+}
+
+}  // namespace
+
+int replay_main(int argc, char** argv) {
+    return run_kernel_main("replay", MPI_COMM_WORLD, [&] { run(argc, argv, MPI_COMM_WORLD); });
+}
+
+}  // namespace iok::replay
+
+IOK_REGISTER_KERNEL(replay, "replay",
+                    "replays an MPI-IO trace captured with libiok_capture.so (any MPI program) on any backend",
+                    iok::replay::replay_main)
