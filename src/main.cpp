@@ -7,6 +7,7 @@
 #include <string>
 
 #include "backends/io_stack.hpp"
+#include "core/build_info.hpp"
 #include "core/kernel_registry.hpp"
 #include "core/mpi_layer.hpp"
 
@@ -23,7 +24,7 @@ static void usage(FILE* out) {
                  "  backends [--json]  every backend and strategy of this build: capabilities, --param keys, defaults\n"
                  "\nglobal options (before the kernel name):\n"
                  "  --io-layer romio|ompio   choose OpenMPI's MPI-IO layer (default: OpenMPI's own choice)\n"
-                 "  --version                print the version and exit\n");
+                 "  --version                print the version, the install prefix and the libraries built with, and exit\n");
 }
 
 int main(int argc, char** argv) {
@@ -33,7 +34,7 @@ int main(int argc, char** argv) {
     while (first < argc && argv[first][0] == '-') {
         std::string a = argv[first];
         if (a == "-h" || a == "--help") { usage(stdout); return 0; }
-        if (a == "--version") { std::printf("iokernels %s\n", IOK_VERSION); return 0; }
+        if (a == "--version") { std::fputs(iok::version_text().c_str(), stdout); return 0; }
         if (a == "--io-layer" && first + 1 < argc) {
             std::string err = iok::select_mpiio_layer(argv[first + 1]);
             if (!err.empty()) { std::fprintf(stderr, "iokernels: error: %s\n", err.c_str()); return 2; }

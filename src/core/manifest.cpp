@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 
+#include "core/build_info.hpp"
 #include "core/mpi_layer.hpp"
 
 extern char** environ;
@@ -97,6 +98,7 @@ nlohmann::json build_manifest(MPI_Comm comm, const std::vector<std::string>& arg
     nlohmann::json m;
     m["iokernels_version"] = IOK_VERSION;
     m["git_revision"] = IOK_GIT_REVISION;
+    m["build"] = build_info();  // install prefix, executable, libraries the build found
     m["command_line"] = argv;
     m["processes"] = size;
     m["nodes"] = nodes;
