@@ -161,7 +161,7 @@ void CaptureState::set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MP
 }
 
 void CaptureState::access(Session& s, std::uint32_t flags, std::int64_t voff, int count, MPI_Datatype type,
-                          double t0, double t1) {
+                          double t0, double t1, int moved) {
     int tsize = 0;
     PMPI_Type_size(type, &tsize);
     if (!contiguous_in_memory(type, count)) flags |= kMemNoncontig;
@@ -171,6 +171,7 @@ void CaptureState::access(Session& s, std::uint32_t flags, std::int64_t voff, in
     o.disp = s.disp;
     o.voff = voff;
     o.bytes = static_cast<std::int64_t>(tsize) * count;
+    if (moved != MPI_UNDEFINED && moved >= 0 && moved < o.bytes) o.bytes = moved;
     o.t_first = t0;
     o.t_end = t1;
     o.busy = t1 - t0;

@@ -72,8 +72,9 @@ public:
     void close(MPI_File fh, double t);
     void set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype);
     // One access: `voff` in bytes of the view's data stream.
+    // `moved`: bytes the call reported moving (MPI_Get_count), or MPI_UNDEFINED.
     void access(Session& s, std::uint32_t flags, std::int64_t voff, int count, MPI_Datatype type, double t0,
-                double t1);
+                double t1, int moved = MPI_UNDEFINED);
     // This rank's part of the trace as a JSON object (times relative to t_base).
     std::string rank_json(int rank, double t_base) const;
     double first_time() const;  // earliest open, or a large value when none

@@ -65,10 +65,12 @@ std::int64_t ordered_voff(MPI_File fh, const Session& s, int count, MPI_Datatype
 
 enum class Pointer { Explicit, Individual, Shared, Ordered };
 
-// Runs `call` and records it when it succeeded on a file we know.
+// Runs `call` and records it when it succeeded on a file we know.  With a
+// status (blocking calls) the bytes recorded are those moved — a read past
+// the end of file moves fewer than asked — else those asked for.
 template <class Call>
 int record(MPI_File fh, std::uint32_t flags, Pointer ptr, MPI_Offset offset, int count, MPI_Datatype type,
-           Call&& call) {
+           Call&& call, MPI_Status* status = nullptr) {
     std::int64_t voff = 0;
     Session* s = nullptr;
     {
@@ -93,7 +95,11 @@ int record(MPI_File fh, std::uint32_t flags, Pointer ptr, MPI_Offset offset, int
     const double t1 = PMPI_Wtime();
     if (rc == MPI_SUCCESS && s) {
         std::lock_guard<std::mutex> lock(g_mutex);
-        if (Session* again = state().find(fh)) state().access(*again, flags, voff, count, type, t0, t1);
+        if (Session* again = state().find(fh)) {
+            int moved = MPI_UNDEFINED;
+            if (status) PMPI_Get_count(status, MPI_BYTE, &moved);
+            state().access(*again, flags, voff, count, type, t0, t1, moved);
+        }
     }
     return rc;
 }
@@ -205,42 +211,56 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
     return rc;
 }
 
-#define IOK_AT(name, F, CONSTBUF, LAST_T, LAST)                                                        \
+// Blocking calls: the caller's status, or ours when it passed MPI_STATUS_IGNORE.
+#define IOK_STATUS MPI_Status own_status; MPI_Status* st = status == MPI_STATUS_IGNORE ? &own_status : status;
+#define IOK_AT(name, F, CONSTBUF)                                                                      \
     int MPI_File_##name(MPI_File fh, MPI_Offset offset, CONSTBUF void* buf, int count, MPI_Datatype type, \
-                        LAST_T LAST) {                                                                 \
+                        MPI_Status* status) {                                                          \
+        IOK_STATUS                                                                                     \
         return record(fh, F, Pointer::Explicit, offset, count, type,                                   \
-                      [&] { return PMPI_File_##name(fh, offset, buf, count, type, LAST); });           \
+                      [&] { return PMPI_File_##name(fh, offset, buf, count, type, st); }, st);         \
     }
-#define IOK_PTR(name, F, P, CONSTBUF, LAST_T, LAST)                                                      \
-    int MPI_File_##name(MPI_File fh, CONSTBUF void* buf, int count, MPI_Datatype type, LAST_T LAST) {     \
-        return record(fh, F, P, 0, count, type, [&] { return PMPI_File_##name(fh, buf, count, type, LAST); }); \
+#define IOK_IAT(name, F, CONSTBUF)                                                                     \
+    int MPI_File_##name(MPI_File fh, MPI_Offset offset, CONSTBUF void* buf, int count, MPI_Datatype type, \
+                        MPI_Request* request) {                                                        \
+        return record(fh, F, Pointer::Explicit, offset, count, type,                                   \
+                      [&] { return PMPI_File_##name(fh, offset, buf, count, type, request); });        \
+    }
+#define IOK_PTR(name, F, P, CONSTBUF)                                                                   \
+    int MPI_File_##name(MPI_File fh, CONSTBUF void* buf, int count, MPI_Datatype type, MPI_Status* status) { \
+        IOK_STATUS                                                                                     \
+        return record(fh, F, P, 0, count, type, [&] { return PMPI_File_##name(fh, buf, count, type, st); }, st); \
+    }
+#define IOK_IPTR(name, F, P, CONSTBUF)                                                                  \
+    int MPI_File_##name(MPI_File fh, CONSTBUF void* buf, int count, MPI_Datatype type, MPI_Request* request) { \
+        return record(fh, F, P, 0, count, type, [&] { return PMPI_File_##name(fh, buf, count, type, request); }); \
     }
 
 // explicit offsets
-IOK_AT(write_at, W, const, MPI_Status*, status)
-IOK_AT(write_at_all, W | C, const, MPI_Status*, status)
-IOK_AT(read_at, R, , MPI_Status*, status)
-IOK_AT(read_at_all, R | C, , MPI_Status*, status)
-IOK_AT(iwrite_at, W | NB, const, MPI_Request*, request)
-IOK_AT(iwrite_at_all, W | C | NB, const, MPI_Request*, request)
-IOK_AT(iread_at, R | NB, , MPI_Request*, request)
-IOK_AT(iread_at_all, R | C | NB, , MPI_Request*, request)
+IOK_AT(write_at, W, const)
+IOK_AT(write_at_all, W | C, const)
+IOK_AT(read_at, R, )
+IOK_AT(read_at_all, R | C, )
+IOK_IAT(iwrite_at, W | NB, const)
+IOK_IAT(iwrite_at_all, W | C | NB, const)
+IOK_IAT(iread_at, R | NB, )
+IOK_IAT(iread_at_all, R | C | NB, )
 // individual file pointer
-IOK_PTR(write, W, Pointer::Individual, const, MPI_Status*, status)
-IOK_PTR(write_all, W | C, Pointer::Individual, const, MPI_Status*, status)
-IOK_PTR(read, R, Pointer::Individual, , MPI_Status*, status)
-IOK_PTR(read_all, R | C, Pointer::Individual, , MPI_Status*, status)
-IOK_PTR(iwrite, W | NB, Pointer::Individual, const, MPI_Request*, request)
-IOK_PTR(iwrite_all, W | C | NB, Pointer::Individual, const, MPI_Request*, request)
-IOK_PTR(iread, R | NB, Pointer::Individual, , MPI_Request*, request)
-IOK_PTR(iread_all, R | C | NB, Pointer::Individual, , MPI_Request*, request)
+IOK_PTR(write, W, Pointer::Individual, const)
+IOK_PTR(write_all, W | C, Pointer::Individual, const)
+IOK_PTR(read, R, Pointer::Individual, )
+IOK_PTR(read_all, R | C, Pointer::Individual, )
+IOK_IPTR(iwrite, W | NB, Pointer::Individual, const)
+IOK_IPTR(iwrite_all, W | C | NB, Pointer::Individual, const)
+IOK_IPTR(iread, R | NB, Pointer::Individual, )
+IOK_IPTR(iread_all, R | C | NB, Pointer::Individual, )
 // shared file pointer
-IOK_PTR(write_shared, W, Pointer::Shared, const, MPI_Status*, status)
-IOK_PTR(read_shared, R, Pointer::Shared, , MPI_Status*, status)
-IOK_PTR(iwrite_shared, W | NB, Pointer::Shared, const, MPI_Request*, request)
-IOK_PTR(iread_shared, R | NB, Pointer::Shared, , MPI_Request*, request)
-IOK_PTR(write_ordered, W, Pointer::Ordered, const, MPI_Status*, status)
-IOK_PTR(read_ordered, R, Pointer::Ordered, , MPI_Status*, status)
+IOK_PTR(write_shared, W, Pointer::Shared, const)
+IOK_PTR(read_shared, R, Pointer::Shared, )
+IOK_IPTR(iwrite_shared, W | NB, Pointer::Shared, const)
+IOK_IPTR(iread_shared, R | NB, Pointer::Shared, )
+IOK_PTR(write_ordered, W, Pointer::Ordered, const)
+IOK_PTR(read_ordered, R, Pointer::Ordered, )
 
 // split collectives: recorded at _begin, _end passes through
 int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype type) {

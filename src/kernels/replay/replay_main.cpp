@@ -116,7 +116,7 @@ void run(int argc, char** argv, MPI_Comm comm) {
     std::uint64_t written = 0, read = 0;
     for (const Job& j : jobs) {
         const CapturedFile& f = *j.f;
-        const auto& source = j.prepare ? f.reads : f.writes;
+        const auto source = j.prepare ? lowest_rank_owns(f.reads) : f.writes;
         const std::vector<Run> mine = redistribute(source, size, rank);
         FilePlan wplan;
         collective_step(comm, [&] { wplan = replay_plan(f, mine, j.index); });
@@ -136,6 +136,9 @@ void run(int argc, char** argv, MPI_Comm comm) {
             all_written = normalize_runs(std::move(all_written));
             std::vector<std::vector<Run>> reads(f.reads.size());
             for (std::size_t r = 0; r < reads.size(); ++r) reads[r] = intersect_runs(f.reads[r], all_written);
+            // Ranks may read the same bytes (every rank reading a header);
+            // strategies that move data between ranks need them disjoint.
+            if (c.strategy != "canonical") reads = lowest_rank_owns(std::move(reads));
             FilePlan rplan;
             collective_step(comm, [&] { rplan = replay_plan(f, redistribute(reads, size, rank), j.index); });
             FileOutcome r = runner.read(rplan, j.path);

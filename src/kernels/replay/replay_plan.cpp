@@ -35,14 +35,35 @@ std::vector<CapturedFile> captured_files(const Trace& t) {
                 });
             }
         }
-        for (auto* side : {&f.writes, &f.reads})
-            for (auto& r : *side) {
-                r = normalize_runs(std::move(r));
-                if (!r.empty()) f.extent = std::max(f.extent, r.back().offset + r.back().length);
-            }
+        // The variable spans what was written; a file only read, what was read.
+        std::int64_t wend = 0, rend = 0;
+        for (auto& r : f.writes) {
+            r = normalize_runs(std::move(r));
+            if (!r.empty()) wend = std::max(wend, r.back().offset + r.back().length);
+        }
+        for (auto& r : f.reads) {
+            r = normalize_runs(std::move(r));
+            if (!r.empty()) rend = std::max(rend, r.back().offset + r.back().length);
+        }
+        f.extent = wend > 0 ? wend : rend;
+        // A byte several ranks wrote is replayed by the lowest of them: the
+        // selections are disjoint, as strategies that move data between
+        // ranks (rearrange) and collective writes require.
+        f.writes = lowest_rank_owns(std::move(f.writes));
         files.push_back(std::move(f));
     }
     return files;
+}
+
+std::vector<std::vector<Run>> lowest_rank_owns(std::vector<std::vector<Run>> per_rank) {
+    std::vector<Run> lower;
+    for (auto& r : per_rank) {
+        std::vector<Run> mine = subtract_runs(r, lower);
+        lower.insert(lower.end(), r.begin(), r.end());
+        lower = normalize_runs(std::move(lower));
+        r = std::move(mine);
+    }
+    return per_rank;
 }
 
 std::vector<Run> redistribute(const std::vector<std::vector<Run>>& per_rank, int nranks, int rank) {

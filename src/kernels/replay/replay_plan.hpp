@@ -7,7 +7,8 @@
 // captured offsets.
 //
 // Redistribution (replay ranks M, captured ranks N):
-//   M == N: replay rank r does what captured rank r did.
+//   M == N: replay rank r does what captured rank r did (a byte several
+//           captured ranks wrote is written by the lowest of them only).
 //   M != N: the captured ranks' byte sets, each sorted by offset, are laid end
 //           to end in rank order (rank 0's, then rank 1's, ...); replay rank m
 //           takes bytes [m*T/M, (m+1)*T/M) of that sequence (T = their total).
@@ -33,6 +34,9 @@ struct CapturedFile {
 };
 
 std::vector<CapturedFile> captured_files(const Trace& t);
+
+// Each byte kept by the lowest rank listing it (lists normalized).
+std::vector<std::vector<Run>> lowest_rank_owns(std::vector<std::vector<Run>> per_rank);
 
 // This replay rank's runs of `per_rank` (one normalized run list per captured rank).
 std::vector<Run> redistribute(const std::vector<std::vector<Run>>& per_rank, int nranks, int rank);

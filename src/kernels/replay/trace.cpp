@@ -110,8 +110,10 @@ Trace parse_trace(const std::string& text, const std::string& source) {
             s.amode = static_cast<int>(r.integer(r.field(sj, "amode", where + " session"), "amode"));
             s.comm_size = static_cast<int>(r.integer(r.field(sj, "comm_size", where + " session"), "comm_size"));
             s.comm_rank = static_cast<int>(r.integer(r.field(sj, "comm_rank", where + " session"), "comm_rank"));
-            for (auto it = sj.value("hints", json::object()).begin(); it != sj.value("hints", json::object()).end(); ++it)
-                if (it.value().is_string()) s.hints[it.key()] = it.value().get<std::string>();
+            const json hints = sj.value("hints", json::object());
+            if (hints.is_object())
+                for (auto it = hints.begin(); it != hints.end(); ++it)
+                    if (it.value().is_string()) s.hints[it.key()] = it.value().get<std::string>();
             s.open = r.number(r.field(sj, "open", where + " session"), "open");
             const json& cl = r.field(sj, "close", where + " session");
             s.close = cl.is_null() ? -1 : r.number(cl, "close");
@@ -204,6 +206,22 @@ std::vector<Run> intersect_runs(const std::vector<Run>& a, const std::vector<Run
         if (lo < hi) out.push_back({lo, hi - lo});
         if (a[i].offset + a[i].length < b[j].offset + b[j].length) ++i;
         else ++j;
+    }
+    return out;
+}
+
+std::vector<Run> subtract_runs(const std::vector<Run>& a, const std::vector<Run>& b) {
+    std::vector<Run> out;
+    std::size_t j = 0;
+    for (const Run& x : a) {
+        std::int64_t lo = x.offset;
+        const std::int64_t hi = x.offset + x.length;
+        while (j < b.size() && b[j].offset + b[j].length <= lo) ++j;
+        for (std::size_t k = j; k < b.size() && b[k].offset < hi; ++k) {
+            if (b[k].offset > lo) out.push_back({lo, b[k].offset - lo});
+            lo = std::max(lo, b[k].offset + b[k].length);
+        }
+        if (lo < hi) out.push_back({lo, hi - lo});
     }
     return out;
 }

@@ -66,6 +66,7 @@ void for_each_access_run(const Trace& t, int rank, const TraceOp& op, F&& fn);
 // Sorted, disjoint, merged runs.
 std::vector<Run> normalize_runs(std::vector<Run> runs);
 std::vector<Run> intersect_runs(const std::vector<Run>& a, const std::vector<Run>& b);  // both normalized
+std::vector<Run> subtract_runs(const std::vector<Run>& a, const std::vector<Run>& b);   // a minus b, normalized
 std::int64_t run_bytes(const std::vector<Run>& r);
 
 // --- implementation of the template --------------------------------------
