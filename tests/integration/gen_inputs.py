@@ -158,3 +158,16 @@ def e3sm_map(mapgen, path, ncol=64, nlev=4, nprocs=4, seed=1):
     subprocess.run([str(mapgen), "-o", str(path), "--ncol", str(ncol), "--nlev", str(nlev),
                     "--nprocs", str(nprocs), "--seed", str(seed)], check=True, capture_output=True, text=True)
     return Path(path)
+
+
+def write_pio_dat(path, dims, procs):
+    """A PIO decomposition text file (.dat) as E3SM writes them: header
+    'version 2001 npes N ndims K', the dimensions in Fortran order (fastest
+    first), then per process its rank and count, and its 1-based offsets
+    (0 = an entry the process skips).  Returns path."""
+    lines = [f"version 2001 npes {len(procs)} ndims {len(dims)} ", " ".join(map(str, dims)) + " "]
+    for rank, offs in enumerate(procs):
+        lines += [f"{rank} {len(offs)}", " ".join(map(str, offs)) + " "]
+    Path(path).write_text("\n".join(lines) + "\n")
+    return Path(path)
+

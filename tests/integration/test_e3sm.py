@@ -40,9 +40,23 @@ def by_label(result, mode="write"):
     return {f["label"]: f for f in result["files"] if f["mode"] == mode}
 
 
-def test_f_case_16_ranks_requests_bytes_and_headers(tmp_path, e3sm_maps):
+def fnv1a64(path):
+    """The manifest's input checksum, computed independently."""
+    h = 0xcbf29ce484222325
+    for b in path.read_bytes():
+        h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return f"{h:016x}"
+
+
+def test_real_maps_requests_bytes_and_reference_listings(tmp_path, e3sm_maps):
+    """The user's real maps (../shared), in one test so that a clone without
+    them skips one: the F case at 16 ranks gives the spec's requests, bytes,
+    variables and attributes (verified, with the map's checksum in the
+    manifest); with float record variables (-j) the F and I headers equal the
+    reference listings of real E3SM output, and the G header equals its
+    listing up to dimension lengths."""
     mapfile = e3sm_maps / "map_f_case_16p.nc"
-    out, res = run_case(tmp_path, 16, mapfile, "--verify")
+    out, res = run_case(tmp_path, 16, mapfile, "--verify", name="f16.nc", json_name="f16.json")
     files = by_label(res)
     h0, h1 = files["h0"], files["h1"]
     assert (h0["requests"]["total"], h0["requests"]["max"], h0["requests"]["min"]) == (1977687, 189503, 63170)
@@ -53,42 +67,24 @@ def test_f_case_16_ranks_requests_bytes_and_headers(tmp_path, e3sm_maps):
     assert h0["variables"] == 414 and h0["attributes"] == 1421
     assert h1["variables"] == 51
     assert res["summary"]["verification_mismatches"] == 0
-    reads = by_label(res, "read")
-    assert reads["h0"]["verify"]["mismatches"] == 0
-    # manifest: who ran, with what
+    assert by_label(res, "read")["h0"]["verify"]["mismatches"] == 0
     man = res["manifest"]
-    assert man["processes"] == 16
-    assert "pnetcdf" in man["libraries"]
-    assert man["mpiio_layer"] in ("ROMIO", "OMPIO")
+    assert man["processes"] == 16 and "pnetcdf" in man["libraries"] and man["mpiio_layer"] in ("ROMIO", "OMPIO")
     assert man["inputs"][0]["role"] == "map" and man["inputs"][0]["fnv1a64"] == fnv1a64(mapfile)
 
-
-def fnv1a64(path):
-    """The manifest's input checksum, computed independently."""
-    h = 0xcbf29ce484222325
-    for b in path.read_bytes():
-        h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
-    return f"{h:016x}"
-
-
-def test_f_case_float_headers_match_reference_listing(tmp_path, e3sm_maps):
-    """With float record variables (-j) the headers equal the reference listings."""
-    out, res = run_case(tmp_path, 4, e3sm_maps / "map_f_case_16p.nc", "-j")
+    # F and I with float record variables: the reference listings, line for line
+    _, res = run_case(tmp_path, 4, mapfile, "-j", name="fj.nc", json_name="fj.json")
     assert by_label(res)["h0"]["bytes"]["total"] == 24292 + 16824756
-    assert header(tmp_path / "out_h0.nc") == listing(e3sm_maps / "f_case_h0.txt")
-    assert header(tmp_path / "out_h1.nc") == listing(e3sm_maps / "f_case_h1.txt")
+    assert header(tmp_path / "fj_h0.nc") == listing(e3sm_maps / "f_case_h0.txt")
+    assert header(tmp_path / "fj_h1.nc") == listing(e3sm_maps / "f_case_h1.txt")
+    run_case(tmp_path, 4, e3sm_maps / "map_i_case_16p.nc", "-j", name="ij.nc", json_name="ij.json")
+    assert header(tmp_path / "ij_h0.nc") == listing(e3sm_maps / "i_case_h0.txt")
+    assert header(tmp_path / "ij_h1.nc") == listing(e3sm_maps / "i_case_h1.txt")
 
-
-def test_i_case_float_headers_match_reference_listing(tmp_path, e3sm_maps):
-    run_case(tmp_path, 4, e3sm_maps / "map_i_case_16p.nc", "-j")
-    assert header(tmp_path / "out_h0.nc") == listing(e3sm_maps / "i_case_h0.txt")
-    assert header(tmp_path / "out_h1.nc") == listing(e3sm_maps / "i_case_h1.txt")
-
-
-def test_g_case_header_matches_reference_listing(tmp_path, e3sm_maps):
-    out, res = run_case(tmp_path, 4, e3sm_maps / "map_g_case_16p.nc", "-j", "-r", "2", "--verify")
-    # the listing is of the full-size ocean mesh (g_case_cmpaso_16p.nc); the
-    # test map is smaller, so dimension lengths differ and nothing else may
+    # G: the listing is of the full-size ocean mesh (g_case_cmpaso_16p.nc); the
+    # 16-process map is smaller, so dimension lengths differ and nothing else may
+    out, res = run_case(tmp_path, 4, e3sm_maps / "map_g_case_16p.nc", "-j", "-r", "2", "--verify",
+                        name="g.nc", json_name="g.json")
     ours, ref = header(out), listing(e3sm_maps / "g_case_hist.txt")
     strip = lambda lines: [re.sub(r"^(\t\w+) = \d+ ;$", r"\1 = N ;", l) for l in lines]
     assert strip(ours) == strip(ref)
@@ -110,6 +106,24 @@ def f_case_16_ranks(case_maps, tmp_path_factory):
     d = tmp_path_factory.mktemp("f16")
     run_case(d, 16, case_maps / "map_f_case_16p.nc", "-r", "2", name="p16.nc", json_name="a.json")
     return d
+
+
+def test_f_case_16_ranks_bytes_variables_and_manifest(case_maps, f_case_16_ranks):
+    """The generated F map is E3SM's (test_e3sm_mapgen): the spec's requests
+    at 16 ranks (h0: one record), bytes (fixed 24,292 + 33,649,404 per double
+    record in h0, 637,484 in h1), variables and attributes; the manifest
+    names the run and the map's checksum."""
+    files = by_label(load_json(f_case_16_ranks / "a.json"))
+    h0, h1 = files["h0"], files["h1"]
+    assert (h0["requests"]["total"], h0["requests"]["max"], h0["requests"]["min"]) == (1977687, 189503, 63170)
+    assert h0["records"] == 1 and h1["records"] == 2
+    assert h0["bytes"]["total"] == 24292 + 33649404
+    assert h1["bytes"]["total"] == 24292 + 2 * 637484
+    assert h0["variables"] == 414 and h0["attributes"] == 1421 and h1["variables"] == 51
+    man = load_json(f_case_16_ranks / "a.json")["manifest"]
+    assert man["processes"] == 16 and "pnetcdf" in man["libraries"] and man["mpiio_layer"] in ("ROMIO", "OMPIO")
+    mapfile = case_maps / "map_f_case_16p.nc"
+    assert man["inputs"][0]["role"] == "map" and man["inputs"][0]["fnv1a64"] == fnv1a64(mapfile)
 
 
 @pytest.mark.parametrize("nranks", [1, 4])

@@ -160,32 +160,31 @@ def per_rank(mapfile):
     return json.loads(p.stdout)["maps"][0]["decomps"]
 
 
-@pytest.mark.parametrize("case", CASES)
-def test_e3sm_io_maps_give_the_classic_maps_requests(tmp_path, e3sm_maps, case):
-    nc = e3sm_maps / f"map_{case}_case_16p.nc"
-    ref = {n: dry_requests(nc, n, tmp_path) for n in (1, 4, 16)}
-    ref_ranks = per_rank(nc)
+def test_e3sm_io_maps_give_the_classic_maps_requests_and_data(tmp_path, e3sm_maps):
+    """E3SM-IO's nine maps, in one test so that a clone without ../shared
+    skips one: each gives its .nc's requests at 1, 4 and 16 ranks (dry runs)
+    and per rank (e3sm_mapstat); in the real collective write and read at 4
+    ranks (F, G) and 16 (G, the quickest case) the same requests, bytes and
+    output bytes.  (The I case's runs take 20 s each here: compared above.)"""
     figures = []
-    for ext in CONTAINERS:
-        m = e3sm_maps / f"map_{case}_case_16p.{ext}"
-        assert m.exists(), f"{m} is missing"
-        for n in (1, 4, 16):
-            got = dry_requests(m, n, tmp_path)
-            assert got == ref[n], f"{m.name} at {n} ranks"
-            figures.append(f"{m.name}@{n}: " + ", ".join(f"{k} {v['total']}" for k, v in got.items()))
-        assert per_rank(m) == ref_ranks, f"{m.name}: per-rank requests differ from {nc.name}"
-    print("\n".join(figures))
-
-
-@pytest.mark.parametrize("case", ["f", "g"])
-def test_e3sm_io_maps_real_runs_match(tmp_path, e3sm_maps, case):
-    """The real collective read and write at 4 ranks (and 16 for G, the
-    quickest case): same requests, bytes and output bytes as the .nc map.
-    (The I case's maps are compared above; its runs take 20 s each here.)"""
-    for n in ([4, 16] if case == "g" else [4]):
-        ref_out, ref = run(tmp_path, n, e3sm_maps / f"map_{case}_case_16p.nc", f"nc{n}")
-        assert by_label(ref)
+    for case in CASES:
+        nc = e3sm_maps / f"map_{case}_case_16p.nc"
+        ref = {n: dry_requests(nc, n, tmp_path) for n in (1, 4, 16)}
+        ref_ranks = per_rank(nc)
         for ext in CONTAINERS:
-            out, res = run(tmp_path, n, e3sm_maps / f"map_{case}_case_16p.{ext}", f"{ext}{n}")
-            assert by_label(res) == by_label(ref), f"map_{case}_case_16p.{ext} at {n} ranks"
-            assert out == ref_out, f"map_{case}_case_16p.{ext} at {n} ranks: other data"
+            m = e3sm_maps / f"map_{case}_case_16p.{ext}"
+            assert m.exists(), f"{m} is missing"
+            for n in (1, 4, 16):
+                got = dry_requests(m, n, tmp_path)
+                assert got == ref[n], f"{m.name} at {n} ranks"
+                figures.append(f"{m.name}@{n}: " + ", ".join(f"{k} {v['total']}" for k, v in got.items()))
+            assert per_rank(m) == ref_ranks, f"{m.name}: per-rank requests differ from {nc.name}"
+    print("\n".join(figures))
+    for case, ranks in (("f", [4]), ("g", [4, 16])):
+        for n in ranks:
+            ref_out, ref = run(tmp_path, n, e3sm_maps / f"map_{case}_case_16p.nc", f"{case}nc{n}")
+            assert by_label(ref)
+            for ext in CONTAINERS:
+                out, res = run(tmp_path, n, e3sm_maps / f"map_{case}_case_16p.{ext}", f"{case}{ext}{n}")
+                assert by_label(res) == by_label(ref), f"map_{case}_case_16p.{ext} at {n} ranks"
+                assert out == ref_out, f"map_{case}_case_16p.{ext} at {n} ranks: other data"

@@ -1,13 +1,17 @@
 """dat2nc and e3sm_mapgen: the maps they write are valid classic NetCDF
 (ncmpidump -h, ncdump -h, python netCDF4) and dat2nc reproduces the
 reference maps exactly: sorted (the seed's form) -> f_case_866x72_16p.nc,
-file order (the long form's default) -> map_f_case_16p.nc."""
+file order (the long form's default) -> map_f_case_16p.nc (../shared; one
+test).  On .dat files the test writes: file order, sorting, rows, skipped
+entries and errors."""
+import random
 import subprocess
 
 import numpy as np
 import pytest
 
 from conftest import SHARED, tool
+from gen_inputs import write_pio_dat
 
 netCDF4 = pytest.importorskip("netCDF4")
 
@@ -22,11 +26,6 @@ def run(*args, ok=True):
     return r
 
 
-def need_data():
-    if not all(p.exists() for p in DATS):
-        pytest.skip("../shared/datasets/e3sm not available")
-
-
 def same_arrays(a, b, names, ndecomp=3):
     with netCDF4.Dataset(a) as x, netCDF4.Dataset(b) as y:
         assert len(x.dimensions["num_decomp"]) == len(y.dimensions["num_decomp"]) == ndecomp
@@ -38,8 +37,102 @@ def same_arrays(a, b, names, ndecomp=3):
                 assert np.array_equal(x.getncattr(f"D{k}.{g}"), y.getncattr(f"D{k}.{g}")), (k, g)
 
 
-def test_seed_form_sorts_and_reproduces_the_seed_map(tmp_path):
-    need_data()
+# ---- generated PIO .dat files: no outside data -----------------------------------
+
+# Three decompositions as E3SM's F case has them (2 x 1-D over columns, 1 x 2-D
+# levels x columns), over 4 processes, each process's offsets shuffled.
+NCOL, NLEV, NPROC = 40, 3, 4
+
+
+def generated_dats(tmp_path):
+    """Writes D1-D3 .dat files; returns their paths and each one's
+    (Fortran-order dims, offsets per process, 1-based, 0 = skip)."""
+    rng = random.Random(5)
+    specs = []
+    for dims in ([NCOL], [NCOL], [NCOL, NLEV]):
+        n = int(np.prod(dims))
+        elems = list(range(1, n + 1))
+        rng.shuffle(elems)
+        procs = [sorted(elems[p::NPROC], key=lambda _: rng.random()) for p in range(NPROC)]
+        procs[1].insert(2, 0)  # a skipped entry, as PIO writes for holes
+        specs.append((dims, procs))
+    paths = [write_pio_dat(tmp_path / f"d{k + 1}.dat", dims, procs) for k, (dims, procs) in enumerate(specs)]
+    return paths, specs
+
+
+def expected_runs(dims, procs, sort):
+    """nreqs, offsets, lengths as dat2nc makes them: 0s dropped, 0-based,
+    sorted if asked, consecutive offsets merged within a row of the fastest
+    dimension."""
+    row = dims[0]
+    nreqs, offsets, lengths = [], [], []
+    for offs in procs:
+        o = [x - 1 for x in offs if x > 0]
+        if sort:
+            o.sort()
+        n = 0
+        for i, x in enumerate(o):
+            if i and o[i - 1] + 1 == x and x % row:
+                lengths[-1] += 1
+            else:
+                offsets.append(x)
+                lengths.append(1)
+                n += 1
+        nreqs.append(n)
+    return nreqs, offsets, lengths
+
+
+def check_map(path, specs, sort):
+    with netCDF4.Dataset(path) as f:
+        assert len(f.dimensions["decomp_nprocs"]) == NPROC
+        for k, (dims, procs) in enumerate(specs, 1):
+            nreqs, offsets, lengths = expected_runs(dims, procs, sort)
+            assert list(f[f"D{k}.nreqs"][:]) == nreqs, k
+            assert list(f[f"D{k}.offsets"][:]) == offsets, k
+            assert list(f[f"D{k}.lengths"][:]) == lengths, k
+            assert list(f[f"D{k}.fill_starts"][:]) == nreqs, k  # all runs real
+            assert list(f.getncattr(f"D{k}.dims").reshape(-1)) == dims[::-1], k
+
+
+def test_generated_dat_files_long_form_keeps_file_order(tmp_path):
+    dats, specs = generated_dats(tmp_path)
+    run(tool("dat2nc"), "-o", tmp_path / "long.nc", *dats)
+    check_map(tmp_path / "long.nc", specs, sort=False)
+    run(tool("dat2nc"), "--sort", "-o", tmp_path / "sorted.nc", *dats)
+    check_map(tmp_path / "sorted.nc", specs, sort=True)
+    # file order and sorted differ (the test would not notice a converter that always sorts otherwise)
+    assert expected_runs(*specs[0], sort=False) != expected_runs(*specs[0], sort=True)
+
+
+def test_generated_dat_files_seed_form_sorts(tmp_path):
+    dats, specs = generated_dats(tmp_path)
+    run(tool("dat2nc"), "-v", "-l", "1000", "-o", tmp_path / "seed.nc", "-1", dats[0], "-2", dats[1], "-3", dats[2])
+    check_map(tmp_path / "seed.nc", specs, sort=True)
+    run(tool("dat2nc"), "--sort", "-o", tmp_path / "long.nc", *dats)
+    same_arrays(tmp_path / "seed.nc", tmp_path / "long.nc", ["nreqs", "offsets", "lengths", "fill_starts"])
+
+
+def test_errors_are_clear(tmp_path):
+    dats, _ = generated_dats(tmp_path)
+    r = run(tool("dat2nc"), "-o", tmp_path / "x.nc", "-1", dats[0], "-3", dats[2], ok=False)
+    assert r.returncode == 1 and "-2 is missing while -3 is given" in r.stderr
+    assert not (tmp_path / "x.nc").exists()
+    bad = tmp_path / "trunc.dat"
+    bad.write_text(dats[0].read_text()[:60])
+    r = run(tool("dat2nc"), "-o", tmp_path / "y.nc", bad, ok=False)
+    assert r.returncode == 1 and "unexpected end of file" in r.stderr, r.stderr
+    assert r.stderr.count("error:") == 1, r.stderr
+    assert not (tmp_path / "y.nc").exists()
+
+
+# ---- the user's real .dat files and maps (../shared) -------------------------------
+
+def test_real_dat_files_reproduce_the_reference_maps(tmp_path):
+    """In one test so that a clone without ../shared skips one: sorted (the
+    seed's form) -> f_case_866x72_16p.nc, file order (the long form's
+    default) -> map_f_case_16p.nc, --sort in the long form -> the seed's."""
+    if not all(p.exists() for p in DATS):
+        pytest.skip(f"the PIO .dat files are not in {DATA} (../shared)")
     out = tmp_path / "f_sorted.nc"
     run(tool("dat2nc"), "-v", "-l", "1000", "-o", out, "-1", DATS[0], "-2", DATS[1], "-3", DATS[2])
     same_arrays(out, DATA / "f_case_866x72_16p.nc", ["nreqs", "offsets", "lengths"])
@@ -47,15 +140,10 @@ def test_seed_form_sorts_and_reproduces_the_seed_map(tmp_path):
         for k in (1, 2, 3):
             assert np.array_equal(f[f"D{k}.fill_starts"][:], f[f"D{k}.nreqs"][:])
             assert f.getncattr(f"D{k}.fully_covered") == "true"
-
-
-def test_long_form_keeps_file_order_and_reproduces_the_current_map(tmp_path):
-    need_data()
     out = tmp_path / "f_fileorder.nc"
     run(tool("dat2nc"), "-o", out, *DATS)
     same_arrays(out, DATA / "map_f_case_16p.nc",
                 ["nreqs", "fill_starts", "offsets", "lengths", "raw_nreqs", "raw_offsets"])
-    # --sort in the long form equals the seed's behaviour
     out2 = tmp_path / "f_sorted_long.nc"
     run(tool("dat2nc"), "--sort", "-o", out2, *DATS)
     same_arrays(out2, DATA / "f_case_866x72_16p.nc", ["nreqs", "offsets", "lengths"])
@@ -80,14 +168,3 @@ def test_written_maps_pass_the_netcdf_tools(tmp_path, fmt, label):
                 covered[o:o + n] += 1
             assert (covered == 1).all(), d
             assert f[f"{d}.lengths"].getncattr("max") == lengths.max()
-
-
-def test_errors_are_clear(tmp_path):
-    need_data()
-    r = run(tool("dat2nc"), "-o", tmp_path / "x.nc", "-1", DATS[0], "-3", DATS[2], ok=False)
-    assert r.returncode == 1 and "-2 is missing while -3 is given" in r.stderr
-    bad = tmp_path / "trunc.dat"
-    bad.write_text(DATS[0].read_text()[:300])
-    r = run(tool("dat2nc"), "-o", tmp_path / "y.nc", bad, ok=False)
-    assert r.returncode == 1 and "unexpected end of file" in r.stderr, r.stderr
-    assert not (tmp_path / "y.nc").exists()

@@ -290,7 +290,15 @@ def gcrm(shared, tmp_path):
     return d
 
 
-def test_readme_case_plan(gcrm):
+def test_reference_inputs(gcrm):
+    """The reference's inputs, in one test so that a clone without ../shared
+    skips one: the README case's plan, the five file configurations, the headers."""
+    readme_case_plan(gcrm)
+    reference_configs_4_ranks(gcrm)
+    reference_headers(gcrm)
+
+
+def readme_case_plan(gcrm):
     """20 ranks, zgrd.in as shipped: exactly the reference's bytes and file names."""
     p, out, _ = run_gcrm(20, gcrm, "--dry-run")
     assert "plan total data bytes = 3654442380" in p.stdout
@@ -302,7 +310,7 @@ def test_readme_case_plan(gcrm):
     assert list(out.iterdir()) == []  # dry run wrote nothing
 
 
-def test_reference_configs_4_ranks(gcrm):
+def reference_configs_4_ranks(gcrm):
     """Each of the reference's five file configurations: its file count,
     verified, and the bytes of the raw MPI-IO files it wrote."""
     for fcfg, nfiles in REFERENCE_CONFIGS.items():
@@ -325,9 +333,12 @@ def test_reference_configs_4_ranks(gcrm):
             assert "has no data" in p.stderr
 
 
-def test_reference_headers(gcrm):
+def reference_headers(gcrm):
     if "pnetcdf" not in registered_backends():
         pytest.skip("needs pnetcdf")
+    outdir = gcrm.parent / "out"
+    shutil.rmtree(outdir)  # the configurations' runs above left their files
+    outdir.mkdir()
     p, out, js = run_gcrm(4, gcrm, "--level", "4", "--fcfg", gcrm / "ZGrd.CP.lyr.fcfg.groups", "-k")
     hdr = subprocess.run(["ncmpidump", "-h", str(out / "wind_19010101_000000.nc")], capture_output=True, text=True).stdout
     # L4: N = 2562 cells, 5120 corners, 7680 edges

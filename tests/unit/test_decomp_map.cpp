@@ -9,10 +9,10 @@
 #include <numeric>
 
 #include "core/error.hpp"
-#include "e3sm_test_data.hpp"
 #include "formats/array_file.hpp"
 #include "formats/cdf_classic.hpp"
 #include "kernels/e3sm/decomp_map.hpp"
+#include "kernels/e3sm/map_synth.hpp"
 #include "kernels/e3sm/map_writer.hpp"
 #include "scratch_dir.hpp"
 
@@ -135,10 +135,12 @@ TEST(DecompMap, BadLengthsAndCountsAreErrors) {
 }
 
 TEST(DecompMap, TruncatedMapIsAnError) {
-    IOK_REQUIRE_DATASET(src, "map_f_case_16p.nc");
-    const std::string p = tmp_path("trunc.nc");
+    FMapOptions o;  // an F map as big as the real one (ne4, 16 processes)
+    o.ne = 4;
+    o.nprocs = 16;
+    const std::string src = iok_test::scratch_path("f.nc"), p = tmp_path("trunc.nc");
+    write_decomp_map(src, synth_f_map(o), {});
     fs::copy_file(src, p, fs::copy_options::overwrite_existing);
-    fs::permissions(p, fs::perms::owner_read | fs::perms::owner_write);
     fs::resize_file(p, fs::file_size(src) / 2);
     std::string m = error_of(p);
     EXPECT_NE(m.find(p + ": truncated: variable D3."), std::string::npos) << m;
@@ -164,68 +166,117 @@ TEST(DecompMap, CollectiveReadFailsOnEveryRankWithTheSameError) {
     }
 }
 
-TEST(DecompMap, FCaseCurrentFormatCoverage) {
-    IOK_REQUIRE_DATASET(p, "map_f_case_16p.nc");
-    DecompMap m = read_decomp_map_collective(p, MPI_COMM_WORLD);
+// ---- the map forms on generated maps (the real maps' figures: test_real_data.cpp) ----
+namespace {
+
+// The seed's map form (E3SM-IO's first dat2nc, as f_case_866x72_16p.nc and
+// g_case_cmpaso_16p.nc): each process's runs sorted and merged, all real, no
+// Dk.fill_starts, CDF-1.
+void write_seed_form(const std::string& path, const DecompMap& m) {
+    iok::cdf::Writer w(1);
+    w.def_dim("num_decomp", m.decomps.size());
+    const int np = w.def_dim("decomp_nprocs", m.nprocs);
+    for (const Decomp& d : m.decomps) {
+        std::vector<std::int64_t> nreqs, offsets, lengths;
+        for (int p = 0; p < m.nprocs; ++p) {
+            const auto runs = rank_runs(d, p, m.nprocs, true);
+            nreqs.push_back(static_cast<std::int64_t>(runs.size()));
+            for (const auto& r : runs) {
+                offsets.push_back(r.offset);
+                lengths.push_back(r.length);
+            }
+        }
+        const int tot = w.def_dim(d.name + ".total_nreqs", offsets.size());
+        w.put_att(-1, iok::cdf::Attr::Ints(d.name + ".ndims", iok::cdf::NcType::Int,
+                                           {static_cast<std::int64_t>(d.dims.size())}));
+        w.put_att(-1, iok::cdf::Attr::Ints(d.name + ".dims", iok::cdf::NcType::Int, d.dims));
+        w.put_ints(w.def_var(d.name + ".nreqs", iok::cdf::NcType::Int, {np}), nreqs);
+        w.put_ints(w.def_var(d.name + ".offsets", iok::cdf::NcType::Int, {tot}), offsets);
+        w.put_ints(w.def_var(d.name + ".lengths", iok::cdf::NcType::Int, {tot}), lengths);
+    }
+    w.write(path);
+}
+
+}  // namespace
+
+TEST(DecompMap, GeneratedFMapReadsBackWithItsRuns) {
+    FMapOptions o;
+    o.ne = 4;
+    o.nprocs = 16;
+    const DecompMap g = synth_f_map(o);
+    const std::string p = iok_test::scratch_path("f.nc", MPI_COMM_WORLD);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) write_decomp_map(p, g, {});
+    MPI_Barrier(MPI_COMM_WORLD);
+    const DecompMap m = read_decomp_map_collective(p, MPI_COMM_WORLD);
     EXPECT_EQ(m.nprocs, 16);
     EXPECT_TRUE(m.has_fill_starts);
     ASSERT_EQ(m.decomps.size(), 3u);
-    EXPECT_EQ(m.decomps[0].covered_elements(), 866);
-    EXPECT_EQ(m.decomps[0].real_runs(), 47);
-    EXPECT_EQ(m.decomps[1].covered_elements(), 866);
-    EXPECT_EQ(m.decomps[1].real_runs(), 866);
     EXPECT_EQ(m.decomps[2].dims, (std::vector<std::int64_t>{72, 866}));
+    EXPECT_EQ(m.decomps[0].covered_elements(), 866);
+    EXPECT_EQ(m.decomps[1].covered_elements(), 866);
     EXPECT_EQ(m.decomps[2].covered_elements(), 72 * 866);
-    EXPECT_EQ(m.decomps[2].real_runs(), 62352);
-    for (const auto& d : m.decomps) EXPECT_FALSE(d.has_fill_runs());
-    // Sorting and coalescing on 16 ranks gives the seed map's run counts.
-    auto c = runs_per_rank(m, 16, true);
-    EXPECT_EQ(sum(c[0]), 47u);
-    EXPECT_EQ(sum(c[1]), 407u);
-    EXPECT_EQ(sum(c[2]), 29304u);
-    // Unsorted keeps the file's runs.
-    EXPECT_EQ(sum(runs_per_rank(m, 16, false)[2]), 62352u);
-    // Fewer ranks than map processes: more merging across processes is possible.
-    EXPECT_LE(sum(runs_per_rank(m, 4, true)[2]), 29304u);
+    for (const auto& d : m.decomps) EXPECT_FALSE(d.has_fill_runs()) << d.name;
+    EXPECT_EQ(m.decomps[0].real_runs(), 47);  // the real ne4 map's dynamics runs
+    // Sorting merges runs (D2's physics chunks), never splits them; fewer
+    // ranks than processes merge across processes too.
+    const auto sorted = runs_per_rank(m, 16, true), unsorted = runs_per_rank(m, 16, false);
+    for (int k = 0; k < 3; ++k) {
+        EXPECT_EQ(sum(unsorted[k]), static_cast<std::uint64_t>(m.decomps[k].real_runs())) << k;
+        EXPECT_LE(sum(sorted[k]), sum(unsorted[k])) << k;
+        EXPECT_LE(sum(runs_per_rank(m, 4, true)[k]), sum(sorted[k])) << k;
+    }
+    EXPECT_LT(sum(sorted[1]), sum(unsorted[1]));
+    EXPECT_EQ(sum(sorted[2]), 72 * sum(sorted[1]));  // D3: D2's runs on each level
 }
 
-TEST(DecompMap, FCaseSeedFormatMatchesCurrentAfterSorting) {
-    IOK_REQUIRE_DATASET(seed, "f_case_866x72_16p.nc");
-    IOK_REQUIRE_DATASET(cur, "map_f_case_16p.nc");
-    DecompMap a = read_decomp_map(seed), b = read_decomp_map(cur);
-    EXPECT_FALSE(a.has_fill_starts);
-    for (std::size_t k = 0; k < 3; ++k)
-        for (int r = 0; r < 16; ++r) {
-            auto x = rank_runs(a.decomps[k], r, 16, true), y = rank_runs(b.decomps[k], r, 16, true);
-            ASSERT_EQ(x.size(), y.size()) << "D" << k + 1 << " rank " << r;
-            for (std::size_t i = 0; i < x.size(); ++i) {
-                EXPECT_EQ(x[i].offset, y[i].offset);
-                EXPECT_EQ(x[i].length, y[i].length);
+TEST(DecompMap, SeedFormMatchesCurrentFormAfterSorting) {
+    FMapOptions fo;
+    fo.ne = 2;
+    fo.nprocs = 5;
+    GMapOptions go;
+    go.ncells = 60;
+    go.nlev = 3;
+    go.nprocs = 4;
+    for (const DecompMap& gen : {synth_f_map(fo), synth_g_map(go)}) {
+        const std::string cur = iok_test::scratch_path("cur.nc"), seed = iok_test::scratch_path("seed.nc");
+        write_decomp_map(cur, gen, {});
+        write_seed_form(seed, gen);
+        const DecompMap a = read_decomp_map(seed), b = read_decomp_map(cur);
+        EXPECT_FALSE(a.has_fill_starts);
+        EXPECT_TRUE(b.has_fill_starts);
+        ASSERT_EQ(a.decomps.size(), gen.decomps.size());
+        for (std::size_t k = 0; k < a.decomps.size(); ++k) {
+            EXPECT_EQ(a.decomps[k].dims, b.decomps[k].dims);
+            EXPECT_EQ(a.decomps[k].fill_starts, a.decomps[k].nreqs);  // seed form: every run is real
+            for (int r = 0; r < gen.nprocs; ++r) {
+                auto x = rank_runs(a.decomps[k], r, gen.nprocs, true), y = rank_runs(b.decomps[k], r, gen.nprocs, true);
+                ASSERT_EQ(x.size(), y.size()) << "D" << k + 1 << " rank " << r;
+                for (std::size_t i = 0; i < x.size(); ++i) {
+                    EXPECT_EQ(x[i].offset, y[i].offset);
+                    EXPECT_EQ(x[i].length, y[i].length);
+                }
             }
         }
+    }
 }
 
-TEST(DecompMap, ICaseHasFillRuns) {
-    IOK_REQUIRE_DATASET(p, "map_i_case_16p.nc");
-    DecompMap m = read_decomp_map(p);
+TEST(DecompMap, GeneratedICaseHasFillRuns) {
+    const DecompMap gen = synth_i_map(IMapOptions{});
+    const std::string p = iok_test::scratch_path("i.nc");
+    write_decomp_map(p, gen, {});
+    const DecompMap m = read_decomp_map(p);
     ASSERT_EQ(m.decomps.size(), 5u);
     EXPECT_EQ(m.decomps[0].dims, (std::vector<std::int64_t>{96, 144}));
     for (const auto& d : m.decomps) {
-        EXPECT_TRUE(d.has_fill_runs());
+        EXPECT_TRUE(d.has_fill_runs()) << d.name;
         // Real plus fill runs cover each array exactly once.
         std::int64_t all = 0;
         for (auto l : d.lengths) all += l;
         EXPECT_EQ(all, d.elements()) << d.name;
-        EXPECT_LT(d.covered_elements(), d.elements());
+        EXPECT_LT(d.covered_elements(), d.elements()) << d.name;
     }
-}
-
-TEST(DecompMap, GCaseBothFormatsRead) {
-    IOK_REQUIRE_DATASET(a, "map_g_case_16p.nc");
-    IOK_REQUIRE_DATASET(b, "g_case_cmpaso_16p.nc");
-    EXPECT_EQ(read_decomp_map(a).decomps.size(), 6u);
-    DecompMap g = read_decomp_map(b);
-    EXPECT_EQ(g.decomps[5].dims, (std::vector<std::int64_t>{28571, 101}));
 }
 
 // ---- every container E3SM-IO keeps maps in --------------------------------------
@@ -428,22 +479,5 @@ TEST(MapFormats, CollectiveReadOfGarbageFailsOnEveryRank) {
         EXPECT_NE(std::string(e.what()).find(p + ": not a decomposition map file: it looks like a binary file of 100 bytes"),
                   std::string::npos)
             << e.what();
-    }
-}
-
-// The nine maps E3SM-IO ships besides the classic ones: each gives exactly the
-// .nc's map (and so the same requests at any rank count).
-TEST(MapFormats, EveryE3smIoMapEqualsItsClassicOne) {
-    for (const std::string c : {"f", "g", "i"}) {
-        IOK_REQUIRE_DATASET(nc, "map_" + c + "_case_16p.nc");
-        const DecompMap ref = read_decomp_map(nc);
-        for (const std::string ext : {"h5", "nc4", "bp"}) {
-            const std::string p = iok_e3sm_dataset("map_" + c + "_case_16p." + ext);
-            ASSERT_FALSE(p.empty()) << "map_" << c << "_case_16p." << ext << " is missing beside " << nc;
-            if (ext == "h5" && !iok::formats::file_format_available(iok::formats::FileFormat::Hdf5)) continue;
-            if (ext == "nc4" && !iok::formats::file_format_available(iok::formats::FileFormat::NetCdf4)) continue;
-            if (ext == "bp" && !iok::formats::file_format_available(iok::formats::FileFormat::Bp3)) continue;
-            expect_same_map(ref, read_decomp_map(p), p);
-        }
     }
 }

@@ -1,16 +1,17 @@
 // E3SM case descriptions: CDL parsing, variables per decomposition, types and
-// fill values, dimensions from the map, and the spec's request and byte counts.
+// fill values, dimensions from the map, and the spec's byte counts (its
+// request counts need the real F map: test_real_data.cpp).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
 
 #include "core/error.hpp"
-#include "e3sm_test_data.hpp"
 #include "formats/cdf_classic.hpp"
 #include "formats/cdl_header.hpp"
 #include "kernels/e3sm/case_spec.hpp"
 #include "kernels/e3sm/case_stats.hpp"
+#include "kernels/e3sm/map_synth.hpp"
 
 using namespace iok;
 using namespace iok::e3sm;
@@ -240,25 +241,10 @@ TEST(E3smCases, FCaseBytesAsInTheSpec) {
     EXPECT_EQ(h1.per_record, 637484u);
 }
 
-TEST(E3smCases, FCaseRequestsAsInTheSpec) {
-    IOK_REQUIRE_DATASET(p, "map_f_case_16p.nc");
-    DecompMap m = read_decomp_map(p);
-    auto runs = runs_per_rank(m, 16, true);
-    RequestCounts h0 = request_counts(case_file("f_h0", m), runs, 1);
-    EXPECT_EQ(h0.total, 1977687u);
-    EXPECT_EQ(h0.max, 189503u);
-    EXPECT_EQ(h0.min, 63170u);
-    RequestCounts h1 = request_counts(case_file("f_h1", m), runs, 1);
-    EXPECT_EQ(h1.total, 38332u);
-    EXPECT_EQ(h1.max, 3668u);
-    EXPECT_EQ(h1.min, 1225u);
-    // Real map bytes equal the synthetic full-coverage ones.
-    EXPECT_EQ(byte_counts(case_file("f_h0", m), m).per_record, 33649404u);
-}
-
 TEST(E3smCases, ICaseCoversPartOfEachArray) {
-    IOK_REQUIRE_DATASET(p, "map_i_case_16p.nc");
-    DecompMap m = read_decomp_map(p);
+    // A generated I map (the real one's shapes and partial land coverage;
+    // the real map's figures are in test_real_data.cpp).
+    DecompMap m = synth_i_map(IMapOptions{});
     FileSpec f = case_file("i_h0", m);
     ByteCounts holes = byte_counts(f, m), fill = byte_counts(f, m, true);
     EXPECT_LT(holes.per_record, fill.per_record);

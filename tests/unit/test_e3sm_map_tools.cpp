@@ -6,7 +6,6 @@
 #include <fstream>
 
 #include "core/error.hpp"
-#include "e3sm_test_data.hpp"
 #include "formats/pio_dat.hpp"
 #include "kernels/e3sm/case_spec.hpp"
 #include "kernels/e3sm/map_synth.hpp"
@@ -68,21 +67,6 @@ TEST(PioDat, ErrorsNameFileAndLine) {
     EXPECT_NE(error_of_dat(p).find("expected 'version'"), std::string::npos) << error_of_dat(p);
     p = write_text("bad4.dat", "version 1 npes 1 ndims 1\n4\n0 2\n1 x\n");
     EXPECT_NE(error_of_dat(p).find(":4: expected an offset, found 'x'"), std::string::npos) << error_of_dat(p);
-}
-
-TEST(PioDat, SortedFDatFilesGiveTheSeedMap) {
-    IOK_REQUIRE_DATASET(seed, "f_case_866x72_16p.nc");
-    const char* dats[] = {"piodecomp16tasks16io01dims_ioid_514.dat", "piodecomp16tasks16io01dims_ioid_516.dat",
-                          "piodecomp16tasks16io02dims_ioid_548.dat"};
-    DecompMap ref = read_decomp_map(seed);
-    for (int k = 0; k < 3; ++k) {
-        IOK_REQUIRE_DATASET(p, dats[k]);
-        Decomp d = decomp_from_pio(read_pio_decomp_dat(p), true);
-        EXPECT_EQ(d.dims, ref.decomps[k].dims);
-        EXPECT_EQ(d.nreqs, ref.decomps[k].nreqs);
-        EXPECT_EQ(d.offsets, ref.decomps[k].offsets);
-        EXPECT_EQ(d.lengths, ref.decomps[k].lengths);
-    }
 }
 
 TEST(SyntheticMap, ValidFullyCoveredAndRoundTrips) {

@@ -1,31 +1,79 @@
 // GCRM inputs and plans: parsers, schedule, file names and byte totals.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <filesystem>
 
 #include "core/error.hpp"
 #include "kernels/gcrm/gcrm_inputs.hpp"
 #include "kernels/gcrm/gcrm_plan.hpp"
 
 using namespace iok::gcrm;
-namespace fs = std::filesystem;
 
 namespace {
-std::string shared_dir() {
-    const char* s = std::getenv("IOK_SHARED");
-    std::string base = s ? s : std::string(IOK_SOURCE_DIR) + "/../shared";
-    return base + "/datasets/gcrm";
-}
-#define NEED_SHARED()                                                              \
-    if (!fs::exists(shared_dir() + "/ZGrd.desc")) GTEST_SKIP() << "no " << shared_dir()
+// A small description and file configurations in the reference's syntax (as
+// tests/integration/gen_inputs.py writes them): grid variables, fields that
+// always have data, one that has data only with physics (water_vapor_lyr),
+// restart doubles.  The reference's own inputs: test_real_data.cpp.
+const char* kParams =
+    "level_max 5\nend_minutes 1\nphysics_mode enabled\niotype nonblocking_collective\n"
+    "cdf_output_frequency 60\ncdf_output_nsamples 2\ncdf_grid_option sep_grid\ncdf_sep_grid grid\n"
+    "restart_interval 60\nrestart_output restart.nc\n";
+const char* kDesc = R"(property title "unit test"
+name time
+type double
+dimension time
+restart
 
-std::uint64_t sum_bytes(const RunPlan& p, FileKind k) {
-    std::uint64_t n = 0;
-    for (const auto& f : p.files)
-        if (f.kind == k) n += f.data_bytes;
-    return n;
-}
+name grid_center_lat
+type float
+dimension cells
+isgridvar
+
+name cell_edges
+type integer
+dimension cells celledges
+isgridvar
+
+name relative
+type float
+dimension time cells layers
+
+name mass
+type float
+dimension time cells layers
+
+name pressure
+type float
+dimension time cells interfaces
+
+name u
+type float
+dimension time ns_ew i_uniq_corner layers
+slice component 1
+
+name wind
+type float
+dimension time cells i_cell_edges layers
+
+name water_vapor_lyr
+type float
+dimension time cells layers
+
+name dbl_psi
+type double
+dimension time cells layers
+restart
+
+name dbl_ts
+type double
+dimension time cells
+restart
+)";
+const char* kGroups = "#\nfile_prefix \"vorticity_mass_\"\nfield time\nfield relative\nfield mass\n"
+                      "#\nfile_prefix \"state_\"\nfield time\nfield pressure\n"
+                      "#\nfile_prefix \"wind_\"\nfield time\nfield u\nfield wind\n";
+const char* kPhysics = "#\nfile_prefix \"vapor_\"\nfield time\nfield water_vapor_lyr\n"
+                       "#\nfile_prefix \"relative_\"\nfield time\nfield relative\n";
+
 }  // namespace
 
 TEST(GcrmInputs, ParamsSyntax) {
@@ -98,72 +146,18 @@ TEST(GcrmPlan, ScheduleAndStamps) {
     EXPECT_EQ(time_stamp(86400.0 * 365), "19020101_000000");
 }
 
-TEST(GcrmPlan, DescriptionCounts) {
-    NEED_SHARED();
-    Description d = parse_desc_file(shared_dir() + "/ZGrd.desc");
-    EXPECT_EQ(d.vars.size(), 140u);
-    EXPECT_EQ(d.properties.size(), 5u);
-    int grid = 0, restart_dbl = 0, fields = 0, fields_data = 0, fields_phys = 0, rdata = 0, rphys = 0;
-    for (const auto& v : d.vars) {
-        if (v.isgridvar) ++grid;
-        if (v.name == "time") continue;
-        if (v.restart && v.type == "double") {
-            ++restart_dbl;
-            rdata += has_data(v, false);
-            rphys += has_data(v, true);
-        }
-        if (!v.isgridvar && !v.restart && v.type == "float") {
-            ++fields;
-            fields_data += has_data(v, false);
-            fields_phys += has_data(v, true);
-        }
-    }
-    EXPECT_EQ(grid, 16);
-    EXPECT_EQ(restart_dbl, 50);
-    EXPECT_EQ(fields, 73);
-    EXPECT_EQ(rdata, 21);
-    EXPECT_EQ(rphys, 36);
-    // "divergence" is described twice; the 19/41 count is over distinct fields
-    EXPECT_EQ(fields_data - 1, 19);
-    EXPECT_EQ(fields_phys - 1, 41);
-}
-
-// The README run: 20 ranks, zgrd.in (L5, 2 dumps, CP.lyr, physics, sep_grid, restart each dump).
-TEST(GcrmPlan, ReadmeCaseBytesAndNames) {
-    NEED_SHARED();
-    const std::string dir = shared_dir();
-    RunParams p = parse_params_file(dir + "/zgrd.in");
-    Description d = parse_desc_file(dir + "/ZGrd.desc");
-    auto groups = parse_fcfg_file(dir + "/" + p.io_config_file);
-    GridParams g = grid_params(p.level_max, 20);
-    RunPlan rp = build_run_plan(p, g, d, groups, 0, "out/", ".nc");
-    EXPECT_EQ(rp.data_bytes, 3654442380ull);
-    const std::uint64_t N = 10242, C = 20480, E = 30720, K = 256;
-    EXPECT_EQ(sum_bytes(rp, FileKind::Grid), 4 * (513 + 33 * N + 2 * C + 4 * E));
-    EXPECT_EQ(sum_bytes(rp, FileKind::History), 2 * (4 * (26 * N * K + 5 * N * (K + 1) + 2 * C * K + E * K + 4 * N) + 38 * 8));
-    EXPECT_EQ(sum_bytes(rp, FileKind::Restart), 2 * (8 * (61 * N * K + 7 * N * (K + 1) + 5 * N) + 8));
-    EXPECT_EQ(rp.files.size(), 41u);
-    EXPECT_EQ(rp.files.front().path, "out/grid.nc");
-    EXPECT_EQ(rp.files[1].path, "out/rel_vorticity_19010101_000000.nc");
-    EXPECT_EQ(rp.files.back().path, "out/restart.nc19010101_000100.nc");
-    EXPECT_EQ(rp.grid_vars, 16);
-    EXPECT_EQ(rp.field_vars, 74);
-    EXPECT_EQ(rp.files[1].plan.nrecords, 2);
-}
-
 // Each rank's selections cover every element once: the per-rank byte sum
 // equals the plan's total (P=8, L4, one fcfg per kind of file).
 TEST(GcrmPlan, SelectionsCoverEachVariableOnce) {
-    NEED_SHARED();
-    const std::string dir = shared_dir();
-    RunParams p = parse_params_file(dir + "/zgrd.in");
+    RunParams p = parse_params(kParams, "params");
     p.level_max = 4;
     p.grid_option = GridOption::AllFiles;
-    Description d = parse_desc_file(dir + "/ZGrd.desc");
-    auto groups = parse_fcfg_file(dir + "/ZGrd.CP.lyr.fcfg.groups");
+    const Description d = parse_desc(kDesc, "desc");
+    const auto groups = parse_fcfg(kGroups, "fcfg");
     GridParams g = grid_params(4, 8);
     std::vector<RunPlan> plans;
     for (int r = 0; r < 8; ++r) plans.push_back(build_run_plan(p, g, d, groups, r, "", ".nc"));
+    ASSERT_FALSE(plans[0].files.empty());
     for (std::size_t f = 0; f < plans[0].files.size(); ++f) {
         const auto& spec = plans[0].files[f].plan.spec;
         std::uint64_t bytes = 0;
@@ -174,17 +168,25 @@ TEST(GcrmPlan, SelectionsCoverEachVariableOnce) {
                 bytes += spec.vars[v].is_record(spec) ? n * static_cast<std::uint64_t>(fp.nrecords) : n;
             }
         }
+        EXPECT_GT(bytes, 0u) << plans[0].files[f].path;
         EXPECT_EQ(bytes, plans[0].files[f].data_bytes) << plans[0].files[f].path;
     }
-    // history file "wind_" of the groups config holds u, v, wind, w_vert + time + grid vars
-    const auto& wind = plans[0].files[5].plan.spec;
-    EXPECT_EQ(plans[0].files[5].path, "wind_19010101_000000.nc");
-    EXPECT_GE(wind.find_var("w_vert"), 0);
-    EXPECT_GE(wind.find_var("grid_center_lat"), 0);
+    // history file "wind_" holds u, wind + time + the grid variables (all_files)
+    const OutputFile* wind = nullptr;
+    const OutputFile* vort = nullptr;
+    for (const auto& f : plans[0].files) {
+        if (f.path == "wind_19010101_000000.nc") wind = &f;
+        if (f.path == "vorticity_mass_19010101_000000.nc") vort = &f;
+    }
+    ASSERT_TRUE(wind && vort);
+    EXPECT_GE(wind->plan.spec.find_var("wind"), 0);
+    EXPECT_GE(wind->plan.spec.find_var("u"), 0);
+    EXPECT_GE(wind->plan.spec.find_var("grid_center_lat"), 0);
+    EXPECT_LT(wind->plan.spec.find_var("mass"), 0);
     // the rank-0 cell selection of a (time, cells, layers) field: poles first, then block runs
-    const int mass = plans[0].files[1].plan.spec.find_var("mass");
+    const int mass = vort->plan.spec.find_var("mass");
     ASSERT_GE(mass, 0);
-    const auto& sel = *plans[0].files[1].plan.selection[static_cast<std::size_t>(mass)];
+    const auto& sel = *vort->plan.selection[static_cast<std::size_t>(mass)];
     ASSERT_EQ(sel.nblocks(), 6u);
     EXPECT_EQ(sel.start(0)[0], 0);
     EXPECT_EQ(sel.start(2)[0], 66);
@@ -193,28 +195,33 @@ TEST(GcrmPlan, SelectionsCoverEachVariableOnce) {
 }
 
 TEST(GcrmPlan, RolloverNogridAndNophysics) {
-    NEED_SHARED();
-    const std::string dir = shared_dir();
-    RunParams p = parse_params_file(dir + "/zgrd.in");
+    RunParams p = parse_params(kParams, "params");
     p.end_seconds = 300;  // 6 dumps at L5
     p.nsamples = 4;
     p.grid_option = GridOption::NoGrid;
     p.restart_interval = 0;
     p.physics = false;
-    Description d = parse_desc_file(dir + "/ZGrd.desc");
-    auto groups = parse_fcfg_file(dir + "/ZGrd.LZ.fcfg.nophys");
-    RunPlan rp = build_run_plan(p, grid_params(5, 4), d, groups, 0, "", ".nc");
-    ASSERT_EQ(rp.files.size(), 22u);  // 11 groups x 2 files (4 + 2 records)
-    EXPECT_EQ(rp.files[0].path, "rel_vorticity_19010101_000000.nc");
+    const Description d = parse_desc(kDesc, "desc");
+    RunPlan rp = build_run_plan(p, grid_params(5, 4), d, parse_fcfg(kGroups, "fcfg"), 0, "", ".nc");
+    ASSERT_EQ(rp.files.size(), 6u);  // 3 groups x 2 files (4 + 2 records), no grid, no restart
+    EXPECT_EQ(rp.files[0].path, "vorticity_mass_19010101_000000.nc");
     EXPECT_EQ(rp.files[0].plan.nrecords, 4);
-    EXPECT_EQ(rp.files[1].path, "rel_vorticity_19010101_000400.nc");
+    EXPECT_EQ(rp.files[1].path, "vorticity_mass_19010101_000400.nc");
     EXPECT_EQ(rp.files[1].plan.nrecords, 2);
     for (const auto& f : rp.files) EXPECT_TRUE(f.no_data.empty()) << f.path;
-    // a physics config without physics: the physics fields have no data (warned, time only)
-    auto cp = parse_fcfg_file(dir + "/ZGrd.CP.lyr.fcfg");
-    RunPlan rc = build_run_plan(p, grid_params(5, 4), d, cp, 0, "", ".nc");
+    // a physics field without physics: no data (warned), its files hold time only
+    RunPlan rc = build_run_plan(p, grid_params(5, 4), d, parse_fcfg(kPhysics, "fcfg"), 0, "", ".nc");
+    ASSERT_EQ(rc.files.size(), 4u);
     int time_only = 0;
-    for (const auto& f : rc.files)
-        if (f.plan.spec.vars.size() == 1) ++time_only;
-    EXPECT_EQ(time_only, 2 * 22);
+    for (const auto& f : rc.files) {
+        if (f.plan.spec.vars.size() == 1) {
+            ++time_only;
+            EXPECT_EQ(f.path.rfind("vapor_", 0), 0u) << f.path;
+            EXPECT_FALSE(f.no_data.empty()) << f.path;
+        }
+    }
+    EXPECT_EQ(time_only, 2);
+    p.physics = true;  // with physics it has data
+    rc = build_run_plan(p, grid_params(5, 4), d, parse_fcfg(kPhysics, "fcfg"), 0, "", ".nc");
+    for (const auto& f : rc.files) EXPECT_EQ(f.plan.spec.vars.size(), 2u) << f.path;
 }

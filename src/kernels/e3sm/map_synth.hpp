@@ -7,8 +7,9 @@
 //   by row (HOMME's GlobalID); each unique GLL point belongs to the first
 //   element (in that order) that touches it, and columns are numbered element
 //   after element, so ncol = 6 ne^2 9 + 2.  Elements are partitioned over the
-//   processes in equal contiguous pieces of a space-filling curve over the
-//   six faces (map_synth_sfc.cpp).
+//   processes in equal contiguous pieces of HOMME's space-filling curve over
+//   the six faces (map_synth_sfc.cpp).  At ne4 / 16 processes this is
+//   E3SM's own map_f_case_16p.nc, array for array.
 //     D1 (ncol):       the dynamics decomposition: each process's elements' columns
 //     D2 (ncol):       the physics decomposition: columns wrap-mapped to chunks
 //                      of at most pcols columns (chunk = column mod nchunks,
@@ -55,8 +56,9 @@ DecompMap synth_f_map(const FMapOptions& opt, std::vector<RawOffsets>* raw = nul
 std::int64_t cubed_sphere_ncol(int ne);
 
 // Element GlobalIDs (0-based: face * ne^2 + row * ne + column) in the order
-// of the space-filling curve over the cube; consecutive entries are
-// neighbouring elements (sharing an edge).
+// of HOMME's space-filling curve over the cube; when ne factors into 2, 3
+// and 5, consecutive entries share an edge, except where HOMME's face order
+// jumps (into its 5th and 6th faces).
 std::vector<std::int64_t> cube_curve(int ne);
 
 // Point (a, b), 0 <= a, b <= s, of cube face `face` on the surface of the

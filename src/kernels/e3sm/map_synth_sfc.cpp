@@ -1,14 +1,14 @@
 // The space-filling curve over the cubed sphere that orders HOMME's elements
-// for partitioning.  HOMME builds it from Hilbert (factor 2), Peano (3) and
-// "Cinco" (5) base patterns, so ne must factor into 2, 3 and 5 there.  Here
-// each face is traversed by a generalized Hilbert curve (Cervený's "gilbert"
-// recursion: halve the longer side, keep the curve continuous), which is the
-// Hilbert curve for ne = 2^k and an equally local, continuous curve for any
-// other ne; the six face curves are then oriented and chained so that the
-// curve steps from the last element of one face to an edge neighbour on the
-// next, as HOMME's cube curve does.
+// for partitioning, built as HOMME builds it: one curve over an ne x ne
+// square from Hilbert (factor 2), Peano (3) and "Cinco" (5) patterns
+// (spacecurve_mod.F90; for other ne, the curve of the next power of two,
+// cell by nearest cell), laid on the six faces in HOMME's order and
+// orientations (cube_mod.F90, CubeTopology).  With E3SM's column numbering
+// (map_synth_f.cpp) the ne4 / 16-process F map is E3SM's own, array for array.
+#include <algorithm>
 #include <array>
-#include <cstdlib>
+#include <cmath>
+#include <vector>
 
 #include "core/error.hpp"
 #include "kernels/e3sm/map_synth.hpp"
@@ -28,115 +28,127 @@ std::array<std::int64_t, 3> cube_face_point(int face, std::int64_t a, std::int64
 
 namespace {
 
-struct Cell {
-    int i, j;
+// HOMME's square curve (spacecurve_mod.F90): the side factors into 2s, 3s
+// and 5s, and each level of the recursion splits a block into 2 x 2
+// (Hilbert), 3 x 3 (Peano meander) or 5 x 5 ("Cinco") sub-blocks, the
+// coarsest level using the last factor (5s, then 3s, then 2s).  A block is
+// entered with a main axis and direction (ma, md) and leaves along a joiner
+// axis and direction (ja, jd); each sub-block's own four follow from the
+// parent's by the pattern's table below.
+struct Step {
+    int ma_turn;  // sub-block main axis: ma (0) or the other axis (1)
+    int md_sign;  // sub-block main direction: md * md_sign
+    int joiner;   // 0: leave along the sub-block's main axis and direction;
+                  // 1: along the parent's joiner (the pattern's last step);
+                  // 2: along axis ma + ja_turn, direction md * jd_sign
+    int ja_turn, jd_sign;
 };
 
-int sgn(int v) { return (v > 0) - (v < 0); }
-int half(int v) { return v >= 0 ? v / 2 : -((-v + 1) / 2); }  // floor(v / 2)
+constexpr Step kHilbert[4] = {{1, 1, 0, 0, 0}, {0, 1, 0, 0, 0}, {0, 1, 2, 1, -1}, {1, -1, 1, 0, 0}};
+constexpr Step kPeano[9] = {{1, 1, 0, 0, 0}, {1, 1, 0, 0, 0},  {0, 1, 0, 0, 0},
+                            {0, 1, 0, 0, 0}, {0, 1, 2, 1, -1}, {0, -1, 0, 0, 0},
+                            {1, -1, 0, 0, 0}, {1, -1, 2, 0, 1}, {0, 1, 1, 0, 0}};
+constexpr Step kCinco[25] = {
+    {0, 1, 0, 0, 0},  {0, 1, 0, 0, 0},  {1, 1, 0, 0, 0},  {1, 1, 0, 0, 0},  {1, 1, 2, 0, -1},
+    {1, -1, 0, 0, 0}, {0, -1, 0, 0, 0}, {0, -1, 2, 1, 1}, {1, 1, 0, 0, 0},  {1, 1, 0, 0, 0},
+    {0, 1, 0, 0, 0},  {0, 1, 2, 1, -1}, {1, -1, 2, 0, 1}, {1, 1, 0, 0, 0},  {0, 1, 0, 0, 0},
+    {0, 1, 0, 0, 0},  {0, 1, 2, 1, -1}, {0, -1, 0, 0, 0}, {1, -1, 0, 0, 0}, {1, -1, 2, 0, 1},
+    {0, 1, 2, 1, -1}, {0, -1, 0, 0, 0}, {1, -1, 0, 0, 0}, {1, -1, 2, 0, 1}, {0, 1, 1, 0, 0}};
 
-// Appends the cells of the w x h rectangle spanned from (x, y) by the major
-// direction (ax, ay) and the minor one (bx, by), in curve order.
-void gilbert(int x, int y, int ax, int ay, int bx, int by, std::vector<Cell>& out) {
-    const int w = std::abs(ax + ay), h = std::abs(bx + by);
-    const int dax = sgn(ax), day = sgn(ay), dbx = sgn(bx), dby = sgn(by);
-    if (h == 1) {
-        for (int k = 0; k < w; ++k, x += dax, y += day) out.push_back({x, y});
-        return;
-    }
-    if (w == 1) {
-        for (int k = 0; k < h; ++k, x += dbx, y += dby) out.push_back({x, y});
-        return;
-    }
-    int ax2 = half(ax), ay2 = half(ay), bx2 = half(bx), by2 = half(by);
-    const int w2 = std::abs(ax2 + ay2), h2 = std::abs(bx2 + by2);
-    if (2 * w > 3 * h) {
-        // Long rectangle: two halves along the major direction.
-        if ((w2 % 2) && w > 2) ax2 += dax, ay2 += day;  // even halves keep the ends on corners
-        gilbert(x, y, ax2, ay2, bx, by, out);
-        gilbert(x + ax2, y + ay2, ax - ax2, ay - ay2, bx, by, out);
-    } else {
-        // Up along the minor direction, across, and back down.
-        if ((h2 % 2) && h > 2) bx2 += dbx, by2 += dby;
-        gilbert(x, y, bx2, by2, ax2, ay2, out);
-        gilbert(x + bx2, y + by2, ax, ay, bx - bx2, by - by2, out);
-        gilbert(x + (ax - dax) + (bx2 - dbx), y + (ay - day) + (by2 - dby), -bx2, -by2, -(ax - ax2), -(ay - ay2), out);
-    }
-}
+struct SquareWalk {
+    int ne;
+    std::vector<int> factors;     // 2s, then 3s, then 5s; level l uses factors[l - 1]
+    std::vector<std::int64_t>& rank;
+    std::int64_t visits = 0;
+    int pos[2] = {0, 0};
 
-// Position of face-local element (i, j) on the cube surface, doubled so that
-// element centres are integers: edge neighbours on one face are 2 apart in
-// one coordinate, neighbours across a cube edge 1 apart in two.
-std::array<std::int64_t, 3> centre(int face, int i, int j, int ne) {
-    return cube_face_point(face, 2 * i + 1, 2 * j + 1, 2 * ne);
-}
-
-bool neighbours(const std::array<std::int64_t, 3>& p, const std::array<std::int64_t, 3>& q) {
-    std::int64_t d2 = 0;
-    for (int k = 0; k < 3; ++k) d2 += (p[k] - q[k]) * (p[k] - q[k]);
-    return d2 == 2 || d2 == 4;
-}
-
-// The 8 symmetries of the square applied to a face-local cell.
-Cell transform(Cell c, int sym, int ne) {
-    int i = c.i, j = c.j;
-    if (sym & 4) std::swap(i, j);
-    if (sym & 1) i = ne - 1 - i;
-    if (sym & 2) j = ne - 1 - j;
-    return {i, j};
-}
-
-// Chains the six face curves: face k of the chain is path[k], traversed
-// with symmetry sym[k].  As HOMME's curve, it starts on the first equatorial
-// face in its upper-left element and leaves that face at its upper-right
-// corner; the next faces are tried in the order east, north, west (of the
-// opposite face), opposite, south (kPref), each oriented so that its first
-// element neighbours the previous face's last.  With this order the ne4 /
-// 16-process dynamics decomposition equals E3SM's for 10 of the 16 processes
-// and has the same number of runs.
-
-constexpr int kPref[6] = {0, 1, 5, 3, 2, 4};
-bool chain(int k, const std::vector<Cell>& face_curve, int ne, std::array<int, 6>& path, std::array<int, 6>& sym,
-           std::array<bool, 6>& used) {
-    if (k == 6) return true;
-    for (int fi = 0; fi < 6; ++fi) {
-        const int f = kPref[fi];
-        if (used[f] || (k == 0 && f != 0)) continue;
-        for (int s = 0; s < 8; ++s) {
-            if (k == 0 && s != 2) continue;  // (0, ne-1) -> (ne-1, ne-1)
-            if (k > 0) {
-                const Cell last = transform(face_curve.back(), sym[k - 1], ne);
-                const Cell first = transform(face_curve.front(), s, ne);
-                if (!neighbours(centre(path[k - 1], last.i, last.j, ne), centre(f, first.i, first.j, ne))) continue;
+    void curve(int level, int ma, int md, int ja, int jd) {
+        const int f = factors[static_cast<std::size_t>(level - 1)];
+        const Step* steps = f == 2 ? kHilbert : f == 3 ? kPeano : kCinco;
+        for (int k = 0; k < f * f; ++k) {
+            const Step& s = steps[k];
+            const int lma = (ma + s.ma_turn) % 2, lmd = md * s.md_sign;
+            int lja = lma, ljd = lmd;
+            if (s.joiner == 1) lja = ja, ljd = jd;
+            if (s.joiner == 2) lja = (ma + s.ja_turn) % 2, ljd = md * s.jd_sign;
+            if (level > 1) {
+                curve(level - 1, lma, lmd, lja, ljd);
+            } else {
+                rank[static_cast<std::size_t>(pos[1]) * ne + pos[0]] = visits++;
+                pos[lja] += ljd;
             }
-            path[k] = f;
-            sym[k] = s;
-            used[f] = true;
-            if (chain(k + 1, face_curve, ne, path, sym, used)) return true;
-            used[f] = false;
         }
     }
-    return false;
+};
+
+// The factors of n into 2, 3 and 5 (in that order); empty when n has others.
+std::vector<int> factor235(int n) {
+    std::vector<int> f;
+    for (int p : {2, 3, 5})
+        while (n % p == 0) f.push_back(p), n /= p;
+    if (n != 1) f.clear();
+    return f;
+}
+
+// rank[j * ne + i]: position of square cell (i, j) along HOMME's curve over
+// an ne x ne square (its Mesh(i + 1, j + 1)), from (0, 0) to (ne - 1, 0).
+// When ne has factors other than 2, 3, 5, HOMME takes the curve of the
+// next power of two and numbers each cell as its nearest cell there.
+std::vector<std::int64_t> square_curve(int ne) {
+    std::vector<std::int64_t> rank(static_cast<std::size_t>(ne) * ne, 0);
+    if (ne == 1) return rank;
+    std::vector<int> f = factor235(ne);
+    if (!f.empty()) {
+        SquareWalk w{ne, f, rank};
+        w.curve(static_cast<int>(f.size()), 0, 1, 0, 1);
+        return rank;
+    }
+    int ne2 = 1;
+    while (ne2 < ne) ne2 *= 2;
+    const std::vector<std::int64_t> fine = square_curve(ne2);
+    std::vector<std::int64_t> cell_at(fine.size(), -1);  // curve position -> coarse cell
+    auto nearest = [&](int i) {  // HOMME: nint(((i - .5) / ne) * ne2 + .5), 1-based
+        const double x = ((i + 0.5) / ne) * ne2 + 0.5;
+        const int i2 = static_cast<int>(std::floor(x + 0.5));
+        return std::min(std::max(i2, 1), ne2) - 1;
+    };
+    for (int j = 0; j < ne; ++j)
+        for (int i = 0; i < ne; ++i)
+            cell_at[static_cast<std::size_t>(fine[static_cast<std::size_t>(nearest(j)) * ne2 + nearest(i)])] =
+                static_cast<std::int64_t>(j) * ne + i;
+    std::int64_t next = 0;
+    for (const std::int64_t c : cell_at)
+        if (c >= 0) rank[static_cast<std::size_t>(c)] = next++;
+    return rank;
 }
 
 }  // namespace
 
 std::vector<std::int64_t> cube_curve(int ne) {
     if (ne < 1) throw Error("cubed sphere: ne must be >= 1");
-    std::vector<Cell> face;
-    face.reserve(static_cast<std::size_t>(ne) * ne);
-    gilbert(0, 0, ne, 0, 0, ne, face);
-    std::array<int, 6> path{}, sym{};
-    std::array<bool, 6> used{};
-    if (!chain(0, face, ne, path, sym, used)) throw Error("cubed sphere: no continuous curve over the faces for ne " + std::to_string(ne));
-    std::vector<std::int64_t> out;
-    out.reserve(6 * face.size());
     const std::int64_t n2 = static_cast<std::int64_t>(ne) * ne;
-    for (int k = 0; k < 6; ++k)
-        for (const Cell& c : face) {
-            const Cell t = transform(c, sym[k], ne);
-            out.push_back(path[k] * n2 + static_cast<std::int64_t>(t.j) * ne + t.i);
-        }
+    const std::vector<std::int64_t> rank = square_curve(ne);
+    auto mesh = [&](int i, int j) { return rank[static_cast<std::size_t>(j) * ne + i]; };
+    // HOMME (cube_mod's CubeTopology) lays that square curve on the faces in
+    // the order 1, 2, 6, 4, 5, 3 of its numbering (here 0, 1, 5, 3, 4, 2:
+    // equator, east, north, west of the first, south, opposite), each face
+    // turned so that element (i, j) takes the square's cell below.
+    constexpr int kOrder[6] = {0, 1, 5, 3, 4, 2};
+    std::vector<std::int64_t> out(static_cast<std::size_t>(6 * n2));
+    for (int k = 0; k < 6; ++k) {
+        const int f = kOrder[k];
+        for (int j = 0; j < ne; ++j)
+            for (int i = 0; i < ne; ++i) {
+                std::int64_t pos;
+                switch (f) {
+                    case 0: case 1: pos = mesh(i, ne - 1 - j); break;
+                    case 5: pos = mesh(ne - 1 - i, ne - 1 - j); break;
+                    case 3: pos = mesh(ne - 1 - j, i); break;
+                    default: pos = mesh(i, j); break;  // faces 4 (south) and 2 (opposite)
+                }
+                out[static_cast<std::size_t>(k * n2 + pos)] = f * n2 + static_cast<std::int64_t>(j) * ne + i;
+            }
+    }
     return out;
 }
 
