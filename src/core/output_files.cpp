@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "core/collective.hpp"
+#include "core/interrupt_cleanup.hpp"
 
 namespace fs = std::filesystem;
 
@@ -63,6 +64,9 @@ void OutputFiles::claim(const std::string& path) {
         }
     });
     created_.push_back(path);
+    int rank = 0;
+    MPI_Comm_rank(comm_, &rank);
+    if (rank == 0) remove_on_interrupt(path);  // rank 0 removes, as at exit
 }
 
 void OutputFiles::require_readable(const std::string& path) const {
@@ -87,6 +91,7 @@ void OutputFiles::remove_all() {
             fs::remove_all(p, ec);
         }
     }
+    for (const auto& p : created_) forget_on_interrupt(p);  // removed, or kept (--keep)
     created_.clear();
 }
 

@@ -40,4 +40,9 @@ private:
 
 std::vector<std::string> argv_vector(int argc, char** argv);
 
+// Sets doc["valid"] (false when any verification mismatch is recorded in the
+// summary or a file's "verify") and, when false, "invalid_reason" and every
+// file's "valid": false.  Result::write calls it.
+void mark_validity(nlohmann::json& doc);
+
 }  // namespace iok

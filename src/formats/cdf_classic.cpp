@@ -412,19 +412,31 @@ const Var& Reader::var_or_throw(const std::string& name) const {
 }
 
 std::vector<unsigned char> Reader::read_raw(const Var& v) {
-    const std::uint64_t esz = type_size(v.type);
-    const std::uint64_t slab = h_.slab_elements(v) * esz;
+    // Shapes, record counts and offsets come from the header and are not
+    // trusted: every product is checked for overflow, and the slabs must lie
+    // within the file before anything is allocated.  Their offsets grow with
+    // the record, so the first and the last slab bound them all (a loop over
+    // every record took minutes on a header claiming 2^60 records).
+    const std::uint64_t kMax = ~std::uint64_t{0};
+    auto truncated = [&](std::uint64_t need, std::uint64_t at) {
+        return Error(path_ + ": truncated: variable " + v.name + " needs " + std::to_string(need) +
+                         " bytes at offset " + std::to_string(at) + " but the file has " + std::to_string(size_),
+                     "the map file is incomplete; copy or regenerate it");
+    };
     const bool rec = h_.is_record(v);
+    std::uint64_t slab = type_size(v.type);
+    for (std::size_t i = rec ? 1 : 0; i < v.dimids.size(); ++i) {
+        const std::uint64_t len = h_.dims[static_cast<std::size_t>(v.dimids[i])].length;
+        if (len && slab > kMax / len) throw truncated(kMax, v.begin);
+        slab *= len;
+    }
     const std::uint64_t nslabs = rec ? h_.numrecs : 1;
     const std::uint64_t stride = rec ? h_.record_size() : 0;
-    // Check every slab lies within the file before allocating anything.
-    for (std::uint64_t r = 0; r < nslabs; ++r) {
-        std::uint64_t off = v.begin + r * stride;
-        if (off > size_ || slab > size_ - off)
-            throw Error(path_ + ": truncated: variable " + v.name + " needs " + std::to_string(slab) +
-                            " bytes at offset " + std::to_string(off) + " but the file has " + std::to_string(size_),
-                        "the map file is incomplete; copy or regenerate it");
-    }
+    if (nslabs == 0 || slab == 0) return {};
+    if (slab > size_ / nslabs) throw truncated(nslabs > kMax / slab ? kMax : slab * nslabs, v.begin);
+    if (nslabs - 1 > 0 && stride > (kMax - v.begin) / (nslabs - 1)) throw truncated(slab, kMax);
+    for (const std::uint64_t off : {v.begin, v.begin + (nslabs - 1) * stride})
+        if (off > size_ || slab > size_ - off) throw truncated(slab, off);
     std::vector<unsigned char> raw(slab * nslabs);
     for (std::uint64_t r = 0; r < nslabs; ++r) {
         in_.clear();

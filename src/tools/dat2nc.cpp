@@ -121,7 +121,11 @@ int main(int argc, char** argv) {
             try {
                 app.parse(argc, argv);
             } catch (const CLI::ParseError& e) {
-                return app.exit(e);
+                // --help prints and succeeds; a bad option gets the one-message form
+                // every program uses (CLI11's own "Run with --help" line names no program)
+                if (e.get_exit_code() == 0) return app.exit(e);
+                std::fprintf(stderr, "dat2nc: error: %s\n  hint: see dat2nc --help\n", e.what());
+                return 2;
             }
         }
         if (job.output.empty()) throw iok::Error("no output file given", "use -o out.nc");

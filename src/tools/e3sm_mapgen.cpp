@@ -78,7 +78,11 @@ int main(int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        return app.exit(e);
+        // --help prints and succeeds; a bad option gets the one-message form
+        // every program uses (CLI11's own "Run with --help" line names no program)
+        if (e.get_exit_code() == 0) return app.exit(e);
+        std::fprintf(stderr, "e3sm_mapgen: error: %s\n  hint: see e3sm_mapgen --help\n", e.what());
+        return 2;
     }
     try {
         only_for(app, "--ne", "F", kase);

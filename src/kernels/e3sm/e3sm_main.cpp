@@ -2,11 +2,13 @@
 // from decomposition maps on any backend and strategy.
 #include <mpi.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "core/collective.hpp"
 #include "core/kernel_registry.hpp"
 #include "core/output_files.hpp"
+#include "core/resource_check.hpp"
 #include "core/stats.hpp"
 #include "driver/driver.hpp"
 #include "kernels/e3sm/case_spec.hpp"
@@ -15,6 +17,7 @@
 #include "kernels/e3sm/e3sm_options.hpp"
 #include "kernels/e3sm/e3sm_plan.hpp"
 #include "kernels/e3sm/e3sm_report.hpp"
+#include "model/plan_size.hpp"
 #include "runner/runner.hpp"
 
 namespace iok::e3sm {
@@ -31,6 +34,8 @@ void run(int argc, char** argv, MPI_Comm world) {
                  "iokernels e3sm"};
     Options o;
     o.add_to(app);
+    bool no_size_check = false;
+    add_size_check_option(app, no_size_check);
     Driver d("e3sm", world, app, argc, argv);
     if (!d.parse([&] { o.validate(); })) return;
     const int rank = d.rank(), nprocs = d.size();
@@ -106,6 +111,16 @@ void run(int argc, char** argv, MPI_Comm world) {
         if (!p.empty()) d.outputs().claim(p);
     for (const auto& s : specs)
         if (!o.input.empty()) d.outputs().require_readable(history_path(o.input, s.label, all_files.size()));
+
+    // Before any buffer exists: the files are written one after the other
+    // (the largest one's flush in memory), all of them on disk.
+    ResourceNeeds need;
+    for (const auto& p : plans) {
+        need.memory_bytes = std::max(need.memory_bytes, plan_buffer_bytes(p));
+        if (!o.output.empty()) need.file_bytes = saturating_add(need.file_bytes, plan_file_bytes(p));
+    }
+    need.output_path = o.output;
+    check_resources(world, need, no_size_check, "-r/--records, or use a smaller map");
 
     if (io_rank) {
         Runner runner(io, *backend, ro);

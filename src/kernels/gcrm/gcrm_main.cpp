@@ -16,10 +16,12 @@
 #include "core/error.hpp"
 #include "core/kernel_registry.hpp"
 #include "core/memory.hpp"
+#include "core/resource_check.hpp"
 #include "driver/driver.hpp"
 #include "kernels/gcrm/gcrm_model.hpp"
 #include "kernels/gcrm/gcrm_report.hpp"
 #include "kernels/gcrm/gcrm_setup.hpp"
+#include "model/plan_size.hpp"
 
 namespace iok::gcrm {
 namespace {
@@ -30,6 +32,8 @@ void run(int argc, char** argv, MPI_Comm comm) {
     app.name("iokernels gcrm");
     Options o;
     o.add_to(app);
+    bool no_size_check = false;
+    add_size_check_option(app, no_size_check);
     DriverDefaults defaults;
     defaults.verify = true;
     Driver drv("gcrm", comm, app, argc, argv, defaults);
@@ -57,6 +61,20 @@ void run(int argc, char** argv, MPI_Comm comm) {
         for (const auto& path : distinct) outputs.require_readable(path);
     } else {
         for (const auto& path : distinct) outputs.claim(path);  // stale files are refused, never written into
+    }
+    // Before any buffer exists: one record of one file in memory at a time,
+    // the last version of every path on disk.
+    {
+        ResourceNeeds need;
+        std::map<std::string, std::uint64_t> on_disk;
+        for (const auto& f : plan.files) {
+            need.memory_bytes = std::max(need.memory_bytes, plan_buffer_bytes(f.plan, 1));
+            on_disk[f.path] = plan_file_bytes(f.plan);
+        }
+        if (!o.read_only)
+            for (const auto& [path, bytes] : on_disk) need.file_bytes = saturating_add(need.file_bytes, bytes);
+        need.output_path = o.read_only ? std::string() : in.out_dir;
+        check_resources(comm, need, no_size_check, "level_max (--level) or the simulated time");
     }
 
     ModelMemory model = o.model_memory ? ModelMemory(in.grid, o.model_arrays) : ModelMemory();

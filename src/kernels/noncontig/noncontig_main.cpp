@@ -11,6 +11,7 @@
 #include "core/collective.hpp"
 #include "core/error.hpp"
 #include "core/kernel_registry.hpp"
+#include "core/resource_check.hpp"
 #include "core/result.hpp"
 #include "driver/driver.hpp"
 #include "kernels/noncontig/noncontig_native.hpp"
@@ -39,6 +40,7 @@ int noncontig_main(int argc, char** argv) {
         app.add_flag("--verify-existing", s.verify_existing,
                      "write nothing: read the existing output file (-o) back and verify both tiles")
             ->capture_default_str();
+        add_size_check_option(app, s.no_size_check);
         DriverDefaults defaults;
         defaults.backend = "mpiio";
         defaults.verify = true;
@@ -62,7 +64,7 @@ int noncontig_main(int argc, char** argv) {
         // a derived buffer type); every other stack runs as a plan.
         if (drv.options().backend != "mpiio" || drv.options().strategy != "canonical")
             return run_through_stack(
-                drv, StackSetup{s.input, s.output, s.decomp, s.nvars, s.gap, s.verify, s.verify_existing, s.quiet});
+                drv, StackSetup{s.input, s.output, s.decomp, s.nvars, s.gap, s.verify, s.verify_existing, s.quiet, s.no_size_check});
         run_native(comm, s, argv_vector(argc, argv));
     });
 }

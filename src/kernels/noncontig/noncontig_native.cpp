@@ -6,6 +6,7 @@
 #include "core/command_line.hpp"
 #include "core/error.hpp"
 #include "core/output_files.hpp"
+#include "core/resource_check.hpp"
 #include "core/result.hpp"
 #include "kernels/noncontig/noncontig_decomp.hpp"
 #include "kernels/noncontig/noncontig_io.hpp"
@@ -27,6 +28,21 @@ void run_native(MPI_Comm comm, NativeSetup s, const std::vector<std::string>& ar
         outputs.claim(s.output);
     }
     const std::vector<Run> runs = rank_runs(d, rank, nranks);
+    // Before any buffer exists: the contiguous and the noncontiguous buffer
+    // and the packed copy of the latter in memory, two tiles on disk (rank 0
+    // counts the file).
+    {
+        std::uint64_t mine = 0;
+        for (const auto& r : runs) mine = saturating_add(mine, static_cast<std::uint64_t>(r.length));
+        const std::uint64_t tile = saturating_mul(saturating_mul(mine, 4), static_cast<std::uint64_t>(s.nvars));
+        ResourceNeeds need;
+        need.memory_bytes = saturating_mul(tile, 3);
+        if (!s.verify_existing && rank == 0)
+            need.file_bytes = saturating_mul(saturating_mul(static_cast<std::uint64_t>(d.array_size), 8),
+                                             static_cast<std::uint64_t>(s.nvars));
+        need.output_path = s.verify_existing ? std::string() : s.output;
+        check_resources(comm, need, s.no_size_check, "-n/--nvars");
+    }
 
     MPI_Info info;
     MPI_Info_create(&info);

@@ -20,6 +20,7 @@ struct NativeSetup {
     bool quiet = false, keep = false, overwrite = false, independent = false, verify = true;
     bool verify_existing = false;  // write nothing: read -o back and verify both tiles
     std::vector<std::string> hints;  // --hint KEY=VALUE
+    bool no_size_check = false;      // --no-size-check
 };
 
 // Collective; failures become iok::Error on every rank.  `argv` goes to the manifest.

@@ -3,7 +3,9 @@
 #include "core/collective.hpp"
 #include "core/report.hpp"
 #include "core/stats.hpp"
+#include "core/resource_check.hpp"
 #include "kernels/noncontig/noncontig_decomp.hpp"
+#include "model/plan_size.hpp"
 
 namespace iok::noncontig {
 
@@ -41,6 +43,15 @@ void run_through_stack(Driver& d, const StackSetup& s) {
     else d.outputs().claim(s.output);
     FilePlan plan;
     collective_step(comm, [&] { plan = tiles_plan(dc, rank_runs(dc, rank, d.size()), s.nvars); });
+    // Before any buffer exists: a tile in memory (with its gaps), both on disk.
+    {
+        ResourceNeeds need;
+        need.memory_bytes = saturating_add(plan_buffer_bytes(plan, 1),
+                                           static_cast<std::uint64_t>(s.nvars) * static_cast<std::uint64_t>(s.gap) * 4);
+        need.file_bytes = s.verify_existing ? 0 : plan_file_bytes(plan);
+        need.output_path = s.verify_existing ? std::string() : s.output;
+        check_resources(comm, need, s.no_size_check, "-n/--nvars");
+    }
     RunOptions ro = d.run_options();
     ro.progress = false;
     ro.gap_bytes = static_cast<std::size_t>(s.gap) * 4;

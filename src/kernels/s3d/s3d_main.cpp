@@ -12,6 +12,7 @@
 #include "core/collective.hpp"
 #include "core/error.hpp"
 #include "core/kernel_registry.hpp"
+#include "core/resource_check.hpp"
 #include "driver/driver.hpp"
 #include "kernels/s3d/s3d_decomp.hpp"
 #include "kernels/s3d/s3d_dry_run.hpp"
@@ -19,6 +20,7 @@
 #include "kernels/s3d/s3d_plan.hpp"
 #include "kernels/s3d/s3d_report.hpp"
 #include "kernels/s3d/s3d_summary.hpp"
+#include "model/plan_size.hpp"
 
 namespace iok::s3d {
 namespace {
@@ -30,6 +32,8 @@ void run(int argc, char** argv, MPI_Comm comm) {
                  "iokernels s3d"};
     Options opt;
     opt.add_to(app);
+    bool no_size_check = false;
+    add_size_check_option(app, no_size_check);
     DriverDefaults defaults;
     defaults.verify = true;  // after the timed run, not part of the reference's figures
     Driver d("s3d", comm, app, argc, argv, defaults);
@@ -64,6 +68,15 @@ void run(int argc, char** argv, MPI_Comm comm) {
     const Block blk = block_of(grid, rank);
     RunOptions ropt = d.run_options();
     ropt.progress = false;
+    // Before any buffer exists: one checkpoint in memory, all on disk.
+    {
+        const FilePlan p0 = checkpoint_plan(grid, rank, 0);
+        ResourceNeeds need;
+        need.memory_bytes = plan_buffer_bytes(p0);
+        need.file_bytes = saturating_mul(plan_file_bytes(p0), static_cast<std::uint64_t>(opt.checkpoints));
+        need.output_path = opt.dir;
+        check_resources(comm, need, no_size_check, "the grid (--grid/--local) or -c/--checkpoints");
+    }
     Runner runner(comm, *backend, ropt);
     Totals totals;
     std::vector<TextReport> file_reports;

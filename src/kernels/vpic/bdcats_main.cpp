@@ -13,10 +13,12 @@
 #include "core/error.hpp"
 #include "core/kernel_registry.hpp"
 #include "core/output_files.hpp"
+#include "core/resource_check.hpp"
 #include "kernels/vpic/vpic_geometry.hpp"
 #include "kernels/vpic/vpic_plan.hpp"
 #include "kernels/vpic/vpic_report.hpp"
 #include "kernels/vpic/vpic_run.hpp"
+#include "model/plan_size.hpp"
 
 namespace iok::vpic {
 namespace {
@@ -30,6 +32,8 @@ int bdcats_main(int argc, char** argv) {
                      "iokernels bdcats"};
         Cli cli;
         cli.add_to(app, true);
+        bool no_size_check = false;
+        add_size_check_option(app, no_size_check);
         DriverDefaults defaults = particle_defaults();
         Driver d("bdcats", world, app, argc, argv, defaults);
         const int rank = d.rank(), nprocs = d.size();
@@ -76,6 +80,11 @@ int bdcats_main(int argc, char** argv) {
         } else {
             inputs.require_readable(cli.path);
         }
+        // Before any buffer exists: one time step's particles in memory (twice
+        // with struct memory); a read puts nothing on disk.
+        ResourceNeeds need;
+        need.memory_bytes = saturating_mul(plan_buffer_bytes(plan, 1), plan.memory_struct.empty() ? 1 : 2);
+        check_resources(world, need, no_size_check, "DIM_1 x DIM_2 x DIM_3 (particles per rank)");
 
         RunOptions ropt = d.run_options();
         ropt.progress = !d.options().quiet && d.options().verbose;

@@ -13,7 +13,9 @@
 #include "core/error.hpp"
 #include "core/kernel_registry.hpp"
 #include "core/output_files.hpp"
+#include "core/resource_check.hpp"
 #include "kernels/vpic/vpic_geometry.hpp"
+#include "model/plan_size.hpp"
 #include "kernels/vpic/vpic_plan.hpp"
 #include "kernels/vpic/vpic_report.hpp"
 #include "kernels/vpic/vpic_run.hpp"
@@ -30,6 +32,8 @@ int vpic_main(int argc, char** argv) {
                      "iokernels vpic"};
         Cli cli;
         cli.add_to(app, false);
+        bool no_size_check = false;
+        add_size_check_option(app, no_size_check);
         DriverDefaults defaults = particle_defaults();
         Driver d("vpic", world, app, argc, argv, defaults);
         const int rank = d.rank(), nprocs = d.size();
@@ -60,6 +64,14 @@ int vpic_main(int argc, char** argv) {
         else
             paths.push_back(cli.path);
         for (const auto& p : paths) outputs.claim(p);
+        // Before any buffer exists: one time step's particles in memory (twice
+        // with struct memory: the structs and the fields packed from them),
+        // every step on disk.
+        ResourceNeeds need;
+        need.memory_bytes = saturating_mul(plan_buffer_bytes(plan, 1), plan.memory_struct.empty() ? 1 : 2);
+        need.file_bytes = plan_file_bytes(plan);
+        need.output_path = paths[0];
+        check_resources(world, need, no_size_check, "DIM_1 x DIM_2 x DIM_3 (particles per rank) or TIMESTEPS");
         const std::string my_path = fpp ? paths[static_cast<std::size_t>(rank)] : paths[0];
         MPI_Comm io_comm = fpp ? MPI_COMM_SELF : world;
 
