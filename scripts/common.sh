@@ -19,6 +19,8 @@ IOK_PACKAGES=(
     # Slurm batch scripts against a one-node Slurm on localhost
     chromium fonts-dejavu-core
     munge slurmctld slurmd slurm-client
+    # bench/fuzz.sh: libFuzzer harnesses of the input parsers (not used by CI)
+    clang libclang-rt-19-dev
     # profiling the kernels (bench/README.md: perf record, valgrind --tool=callgrind on one rank)
     linux-perf valgrind
 )

@@ -32,6 +32,15 @@ std::uint64_t get_be(const unsigned char* p, int nbytes) {
     return v;
 }
 
+// A stored real as an integer: truncated, and clamped to the int64 range
+// (NaN to the lowest value), so a corrupt float offset is refused by the map
+// checks as out of range instead of converting with undefined behaviour.
+std::int64_t real_to_int(double d) {
+    if (!(d >= -9.2233720368547758e18)) return std::numeric_limits<std::int64_t>::min();  // NaN too
+    if (d >= 9.2233720368547758e18) return std::numeric_limits<std::int64_t>::max();
+    return static_cast<std::int64_t>(d);
+}
+
 // One element of `type` at p, as int64 / as double.
 std::int64_t decode_int(const unsigned char* p, NcType t) {
     switch (t) {
@@ -48,13 +57,13 @@ std::int64_t decode_int(const unsigned char* p, NcType t) {
             std::uint32_t u = static_cast<std::uint32_t>(get_be(p, 4));
             float f;
             std::memcpy(&f, &u, 4);
-            return static_cast<std::int64_t>(f);
+            return real_to_int(f);
         }
         case NcType::Double: {
             std::uint64_t u = get_be(p, 8);
             double d;
             std::memcpy(&d, &u, 8);
-            return static_cast<std::int64_t>(d);
+            return real_to_int(d);
         }
     }
     return 0;
@@ -258,7 +267,7 @@ std::vector<std::int64_t> Attr::as_ints() const {
     if (type == NcType::Char) throw Error("attribute '" + name + "' is text, not a number");
     if (!reals.empty() || type == NcType::Float || type == NcType::Double) {
         std::vector<std::int64_t> v;
-        for (double d : reals) v.push_back(static_cast<std::int64_t>(d));
+        for (double d : reals) v.push_back(real_to_int(d));
         return v;
     }
     return ints;
