@@ -19,6 +19,9 @@ IOK_PACKAGES=(
     # Slurm batch scripts against a one-node Slurm on localhost
     chromium fonts-dejavu-core
     munge slurmctld slurmd slurm-client
+    # tests/integration/test_install.py: pip-installs the suite runner into a
+    # fresh venv (no network: setuptools from here) and loads the module files
+    python3-setuptools python3-pip python3-venv lmod
     # bench/fuzz.sh: libFuzzer harnesses of the input parsers (not used by CI)
     clang libclang-rt-19-dev
     # profiling the kernels (bench/README.md: perf record, valgrind --tool=callgrind on one rank)

@@ -139,7 +139,7 @@ def measure(directory, ranks, build, launcher=None, size=None, chunk=DEFAULT_CHU
         raise UsageError(f"{directory} is not writable", "measure a directory you can write to")
     raw = paths.program(build, "raw_write")
     if not raw.is_file():
-        raise UsageError(f"raw_write is not built in {build}", "build first (scripts/iok build) or give --build-dir")
+        raise UsageError(f"raw_write is not in {paths.bin_dir(build)}", paths.not_found_hint())
     size, free = choose_size(directory, size)
     chunk = min(chunk, size)
     ram = ram_bytes()

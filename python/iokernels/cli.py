@@ -1,12 +1,15 @@
-"""python3 -m iokernels run|report|compare|plot (see each command's --help)."""
+"""iokernels-suite (or python3 -m iokernels) run|report|compare|plot|html|ceiling|slurm:
+run suites of iokernels runs and report, compare and plot their results (see
+each command's --help)."""
 import argparse
 import datetime
 import json
+import os
 import shlex
 import sys
 from pathlib import Path
 
-from . import ceiling, launch, paths, results, slurm, stats, suite, table
+from . import __version__, ceiling, launch, paths, results, slurm, stats, suite, table
 from . import compare as cmp
 from .errors import UsageError
 
@@ -34,8 +37,10 @@ def cmd_run(a):
     needed = {"iokernels"} | {r.kernel for r in s.runs if r.is_tool} | ({"raw_write"} if s.ceiling is not None else set())
     missing = [n for n in sorted(needed) if not paths.program(build, n).is_file()]
     if missing:
-        raise UsageError(f"{', '.join(missing)} not built in {build}",
-                         "build first (scripts/iok build) or point --build-dir / IOK_BUILD_DIR at a build")
+        explicit = a.build_dir or s.build_dir or os.environ.get("IOK_BUILD_DIR")
+        found, how = paths.found_programs()
+        where = f"in {paths.bin_dir(build)}" if explicit or found else f"({how})"
+        raise UsageError(f"{', '.join(missing)} not found {where}", paths.not_found_hint())
     for d in s.directories:  # h5bench's "directory": its runs share files there
         Path(d).mkdir(parents=True, exist_ok=True)
     root = a.results or f"results/{s.name}-{datetime.datetime.now().strftime('%Y%m%d-%H%M%S')}"
@@ -208,14 +213,36 @@ def _size(text):
         raise argparse.ArgumentTypeError(str(e))
 
 
-def parser():
-    p = argparse.ArgumentParser(prog="python3 -m iokernels", description=__doc__)
+def programs_line():
+    """Where the iokernels programs are taken from, for --help and --version."""
+    if os.environ.get("IOK_BUILD_DIR"):
+        return f"{paths.bin_dir(paths.build_dir())} (IOK_BUILD_DIR)"
+    found, how = paths.found_programs()
+    return f"{paths.bin_dir(found)} ({how}; --build-dir overrides)" if found else f"none found ({how})"
+
+
+class _Version(argparse.Action):
+    """--version: one line, unwrapped (it names a directory)."""
+
+    def __init__(self, option_strings, dest, **kw):
+        super().__init__(option_strings, dest, nargs=0, **kw)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog} {__version__}; programs: {programs_line()}")
+        parser.exit()
+
+
+def parser(prog="python3 -m iokernels"):
+    p = argparse.ArgumentParser(prog=prog, description=__doc__, epilog="programs: " + programs_line(),
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action=_Version, help="print the version and where the programs are taken from")
     sub = p.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="run a suite file")
     r.add_argument("suite", help="suite TOML file, or an h5bench JSON configuration (write/read entries)")
     r.add_argument("--results", help="results directory (new or empty; default results/<suite>-<time>)")
     r.add_argument("--scratch", help="where runs write their files (default RESULTS/out)")
-    r.add_argument("--build-dir", help="build directory (default $IOK_BUILD_DIR or <checkout>/build)")
+    r.add_argument("--build-dir", help="build directory or install prefix (default $IOK_BUILD_DIR, else the checkout's "
+                        "build, this installation or iokernels on PATH: see --version)")
     r.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
     r.add_argument("--launcher", help='launch every run with this instead of the suite\'s launcher: "srun" (inside '
                                       'an allocation), "mpiexec", or a command with {ranks}')
@@ -230,7 +257,8 @@ def parser():
     e.add_argument("--io-layer", choices=suite.LAYERS, help="OpenMPI's MPI-IO layer (default: OpenMPI's choice)")
     e.add_argument("--launcher", default="mpiexec", help='"mpiexec" (default), "srun", or a command with {ranks}')
     e.add_argument("-o", "--output", help="result file (default ceiling-HOST-TIME.json)")
-    e.add_argument("--build-dir", help="build directory (default $IOK_BUILD_DIR or <checkout>/build)")
+    e.add_argument("--build-dir", help="build directory or install prefix (default $IOK_BUILD_DIR, else the checkout's "
+                        "build, this installation or iokernels on PATH: see --version)")
     e.set_defaults(func=cmd_ceiling)
     s = sub.add_parser("report", help="table of results (one row per run and file)")
     s.add_argument("paths", nargs="+", help="results directories or result JSON files")
@@ -266,7 +294,8 @@ def parser():
     b.add_argument("--account")
     b.add_argument("--results", help="results directory (default results/<suite>-<job id> under the current directory)")
     b.add_argument("--scratch", help="where runs write their files (default RESULTS/out)")
-    b.add_argument("--build-dir", help="build directory (default $IOK_BUILD_DIR or <checkout>/build)")
+    b.add_argument("--build-dir", help="build directory or install prefix (default $IOK_BUILD_DIR, else the checkout's "
+                        "build, this installation or iokernels on PATH: see --version)")
     b.add_argument("--srun-args", default="--mpi=pmix",
                    help="srun options for every run (default --mpi=pmix: OpenMPI needs PMIx under srun; "
                         "\"\" for none, --mpi=pmi2 for MPICH)")
@@ -279,14 +308,20 @@ def parser():
     return p
 
 
-def main(argv=None):
-    a = parser().parse_args(argv)
+def main(argv=None, prog="python3 -m iokernels"):
+    a = parser(prog).parse_args(argv)
+    name = "iokernels" if prog.startswith("python") else prog     # what messages start with
     launch.exit_on_sigterm()
     try:
         return a.func(a)
     except UsageError as e:
-        print(f"iokernels {a.command}: error: {e}", file=sys.stderr)
+        print(f"{name} {a.command}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"iokernels {a.command}: interrupted", file=sys.stderr)
+        print(f"{name} {a.command}: interrupted", file=sys.stderr)
         return 130
+
+
+def console_main():
+    """The `iokernels-suite` command (pip's console script and the installed one)."""
+    return main(prog="iokernels-suite")

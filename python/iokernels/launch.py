@@ -38,7 +38,7 @@ def utc_now():
 
 def placeholders(spec, outdir, build):
     return {"outdir": str(outdir), "shared": str(paths.shared_dir()), "source": str(paths.source_dir()),
-            "build": str(build), "cwd": os.getcwd(), "ranks": spec.ranks, "backend": spec.backend or "",
+            "build": str(build), "bin": str(paths.bin_dir(build)), "cwd": os.getcwd(), "ranks": spec.ranks, "backend": spec.backend or "",
             "strategy": spec.strategy or "", "io_layer": spec.io_layer or "", "repeat": spec.repeat + 1,
             "case": spec.case, "kernel": spec.kernel, **spec.inputs, **spec.matrix}
 
@@ -51,8 +51,8 @@ def make_inputs(suite, directory, build, dry_run=False):
     entries = []
     for inp in suite.inputs:
         path = directory / inp.file
-        values = {"build": str(build), "source": str(paths.source_dir()), "shared": str(paths.shared_dir()),
-                  "path": str(path)}
+        values = {"build": str(build), "bin": str(paths.bin_dir(build)), "source": str(paths.source_dir()),
+                  "shared": str(paths.shared_dir()), "path": str(path)}
         argv = [a.format(**values) for a in inp.command]
         made = False
         if not dry_run and not path.exists():

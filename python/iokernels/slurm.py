@@ -5,8 +5,9 @@ text report, a CSV and the HTML report beside them.
 
     sbatch job.sh            # results in RESULTS (default results/<suite>-<job id>)
 
-The script names the checkout, the build and the suite by absolute path, so
-it runs from wherever sbatch is called; the suite is validated and its rank
+The script names the suite runner's package, the programs (a build or an
+installation) and the suite by absolute path, so it runs from wherever sbatch
+is called; the suite is validated and its rank
 counts checked against the allocation when the script is written, not an
 hour later in the queue."""
 import re
@@ -36,7 +37,10 @@ def script(suite_path, nodes, ntasks_per_node, time_limit, partition=None, accou
         raise UsageError(f"the suite runs {too_big[-1]} ranks but the allocation has {nodes} x {ntasks_per_node} "
                          f"= {slots} tasks", "raise --nodes/--ntasks-per-node or lower the suite's ranks")
     build = paths.build_dir(build)
-    source = paths.source_dir().resolve()
+    package_parent = paths.PACKAGE_DIR.parent     # python/ of a checkout, or an installation's
+    # a checkout's runs start from the checkout (as `python3 -m iokernels` there);
+    # an installation's from the directory the script was written in
+    workdir = paths.source_dir().resolve() if paths.in_checkout() else Path.cwd().resolve()
     suite_abs = Path(suite_path).resolve()
     name = job_name or f"iokernels-{s.name}"
     launcher = "srun" + (f" {srun_args}" if srun_args else "") + " -n {ranks}"
@@ -60,13 +64,13 @@ def script(suite_path, nodes, ntasks_per_node, time_limit, partition=None, accou
         f"# suite {s.name}: {len(s.runs)} runs, largest {max(r.ranks for r in s.runs)} ranks; each run is "
         "launched with srun inside this allocation",
         "set -u",
-        f"export PYTHONPATH={shlex.quote(str(source / 'python'))}${{PYTHONPATH:+:$PYTHONPATH}}",
+        f"export PYTHONPATH={shlex.quote(str(package_parent))}${{PYTHONPATH:+:$PYTHONPATH}}",
         f"export IOK_BUILD_DIR={shlex.quote(str(build))}",
         *setup,                       # site setup (module load ...), as given
         f"RESULTS={results_expr}",
         'echo "iokernels: job ${SLURM_JOB_ID} on ${SLURM_JOB_NUM_NODES} node(s) (${SLURM_JOB_NODELIST}), '
         'results in ${RESULTS}"',
-        f"cd {shlex.quote(str(source))}",
+        f"cd {shlex.quote(str(workdir))}",
         shlex.join(run) + ' --results "$RESULTS"',
         "status=$?",
         "# collect: the text report, a CSV and the HTML report beside the results",

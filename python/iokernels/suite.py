@@ -22,8 +22,10 @@ h5bench's JSON driver configuration, converted by h5bench_form).
     [[input]]                     # made once, before the runs, in RESULTS/inputs/
     name = "g_map"                # {g_map} in args is the file's path
     file = "map_g_case_16p.nc"    # default: the name
-    command = ["{build}/src/e3sm_mapgen", "--case", "G", "-o", "{path}"]
+    command = ["{bin}/e3sm_mapgen", "--case", "G", "-o", "{path}"]
 
+{bin} is the directory of the programs: the build's src/ in a checkout, the
+installation's bin/ when installed ({build}/src works only in a build).
 Inputs let a suite bring its own data (a generated map, a config file) so it
 runs on a fresh checkout; the file stays with the results it produced.
 Repeats are interleaved: the suite runs every combination of every case once,
@@ -45,7 +47,7 @@ from pathlib import Path
 
 from .errors import UsageError, read_json
 
-# Programs run directly (build/src/<name>) rather than as `iokernels <kernel>`.
+# Programs run directly ({bin}/<name>) rather than as `iokernels <kernel>`.
 TOOLS = {"raw_write"}
 LAYERS = ("romio", "ompio")
 
@@ -87,9 +89,9 @@ INPUT_KEYS = {
     "name": "placeholder name: {NAME} in a case's args is the input file's path",
     "file": "file name under RESULTS/inputs (default: the name)",
     "command": "program and arguments that write {path} (list, or one string split like a shell); "
-               "{build} {source} {shared} work there too",
+               "{bin} {build} {source} {shared} work there too",
 }
-BUILTIN_PLACEHOLDERS = ("outdir", "shared", "source", "build", "cwd", "ranks", "backend",
+BUILTIN_PLACEHOLDERS = ("outdir", "shared", "source", "build", "bin", "cwd", "ranks", "backend",
                         "strategy", "io_layer", "repeat", "case", "kernel")
 # Suite-level keys that are also case defaults.
 INHERITED = ("launcher", "launcher_args", "timeout", "repeats", "ranks", "io_layer", "env", "hints")
@@ -163,7 +165,7 @@ class Input:
     """A file a suite makes for itself before its runs (RESULTS/inputs/FILE)."""
     name: str
     file: str
-    command: list                   # with {build} {source} {shared} {path} still in
+    command: list                   # with {bin} {build} {source} {shared} {path} still in
 
 
 def _where(path, case_no, case_name):
@@ -372,8 +374,8 @@ def _inputs(entries, path):
             command = shlex.split(command)
         if not isinstance(command, list) or not command or not all(isinstance(a, str) for a in command):
             raise UsageError(f"{where}: 'command' must be a non-empty list of strings",
-                             'e.g. command = ["{build}/src/e3sm_mapgen", "--case", "G", "-o", "{path}"]')
-        known = {"build", "source", "shared", "path"}
+                             'e.g. command = ["{bin}/e3sm_mapgen", "--case", "G", "-o", "{path}"]')
+        known = {"bin", "build", "source", "shared", "path"}
         for a in command:
             unknown = _placeholders(a) - known
             if unknown:
