@@ -398,7 +398,7 @@ def _(inp, out, fx):
     return K("noncontig", "-n", "0", "-o", out / "n.dat", fx.mpi_io_test)
 
 
-@case("noncontig-unknown-decomp", "noncontig", "--decomp D9 of a map with 3", "D9")
+@case("noncontig-unknown-decomp", "noncontig", "--decomp D9 of a map with 6 decompositions", "D9")
 def _(inp, out, fx):
     return K("noncontig", "--decomp", "D9", "-o", out / "n.dat", fx.g_map)
 

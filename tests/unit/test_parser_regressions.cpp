@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "formats/cdf_classic.hpp"
+#include "kernels/vpic/vpic_config.hpp"
 #include "scratch_dir.hpp"
 
 namespace {
@@ -118,4 +119,19 @@ TEST(ParserRegressions, CdfClassicHugeRecordCountIsRefusedAtOnce) {
     } catch (const iok::Error& e) {
         EXPECT_NE(std::string(e.what()).find("truncated"), std::string::npos) << e.what();
     }
+}
+
+TEST(ParserRegressions, H5benchCountBeyondTwoToThe63) {
+    // fuzz_h5bench_config, finding 1: DIM_2 with 48 digits converted to
+    // uint64 with undefined behaviour (UBSan: 3.25556e+47 outside the range)
+    const std::string text = "\nDIM_1=64\nDIM_2=32" + std::string(46, '5') + "\nRE\n";
+    iok::vpic::Config c;
+    try {
+        c.load_text(text, "crash.cfg");
+        FAIL() << "a 48-digit DIM_2 was accepted";
+    } catch (const iok::Error& e) {
+        EXPECT_NE(std::string(e.what()).find("is too large"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(iok::vpic::parse_count("8T", "DIM_1"), 8ull << 40);  // large but fine
+    EXPECT_THROW(iok::vpic::parse_count("9999999999999999999", "DIM_1"), iok::Error);  // 1e19
 }

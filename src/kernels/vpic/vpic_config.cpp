@@ -109,6 +109,10 @@ std::uint64_t parse_count(const std::string& text, const std::string& what) {
     else
         throw Error(what + ": unknown unit '" + unit + "' in '" + text + "'",
                     "use a plain integer or one of the suffixes K, M, G, T (powers of 1024), e.g. 16M or 16 M");
+    // A count beyond 2^63 cannot be converted (undefined behaviour, found by
+    // fuzzing: DIM_2=3255...5 with 48 digits); nothing that large can run.
+    if (!(n * mult < 9.2233720368547758e18))
+        throw Error(what + ": '" + text + "' is too large", "give a count below 2^63 (9.2E18)");
     return static_cast<std::uint64_t>(n * mult);
 }
 
