@@ -14,6 +14,9 @@ from . import compare as cmp
 from .errors import UsageError
 
 
+NAME = "iokernels"      # how messages name the command: iokernels-suite when run as that
+
+
 def cmd_run(a):
     s = suite.load(a.suite)
     build = paths.build_dir(a.build_dir or (paths.source_dir() / s.build_dir if s.build_dir else None))
@@ -68,7 +71,7 @@ def cmd_run(a):
         failed += doc["suite_run"]["status"] != "ok"
         progress.record(r, doc["suite_run"]["wall_seconds"])
         print(launch.progress_line(r, doc), flush=True)
-        print(f"iokernels run: {progress.status()}", file=sys.stderr, flush=True)
+        print(f"{NAME} run: {progress.status()}", file=sys.stderr, flush=True)
     rd.finish()
     print(f"{len(s.runs) - failed} of {len(s.runs)} runs succeeded; results in {rd.root}"
           + (f" (failed runs: stderr in {rd.root}/logs)" if failed else ""))
@@ -310,7 +313,8 @@ def parser(prog="python3 -m iokernels"):
 
 def main(argv=None, prog="python3 -m iokernels"):
     a = parser(prog).parse_args(argv)
-    name = "iokernels" if prog.startswith("python") else prog     # what messages start with
+    global NAME
+    NAME = name = "iokernels" if prog.startswith("python") else prog     # what messages start with
     launch.exit_on_sigterm()
     try:
         return a.func(a)

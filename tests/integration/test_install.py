@@ -230,6 +230,7 @@ ranks = 2
 args = ["-n", "{int(w['bytes']['total'])}", "-o", "{{outdir}}/raw.dat"]
 """)
     p = hidden("iokernels-suite", "run", "tiny.toml", "--results", "res")
+    assert p.stderr.splitlines()[-1].startswith("iokernels-suite run: 2/2 done, ")
     assert p.stdout.splitlines()[-1] == f"2 of 2 runs succeeded; results in {work / 'res'}"
     index = json.loads((work / "res" / "index.json").read_text())
     assert [r["status"] for r in index["runs"]] == ["ok", "ok"]
