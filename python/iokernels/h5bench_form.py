@@ -10,22 +10,55 @@ h5bench (hpc-io/h5bench) describes a session as
                     {"benchmark": "read",  "file": "test.h5", "configuration": {"READ_OPTION": "FULL", ...}}]}
 
 Its driver launches each entry in order and checks the exit code.  Here each
-entry becomes a suite case: `write` (and `write_var_normal_dist`) runs
+entry becomes a suite case (BENCHMARKS below): the write family runs
 `iokernels vpic`, `read` runs `iokernels bdcats`, on DIRECTORY/FILE, with
 every configuration key passed as the kernel's named option of the same name
 (`DIM_1` -> `--dim-1`), so the kernels validate them exactly as in the
-KEY=VALUE form.  Written files are kept for the reads that follow.  The
-results are then collected, reported, compared and plotted like any suite's.
+KEY=VALUE form.  Written files are kept for the reads that follow.
+
+As h5bench's driver does: MODE is not passed on (ASYNC/LOG runs synchronously
+here, with a note: there is no async VOL connector); CSV_FILE lands in the
+run's own directory ({outdir}, h5bench's DIRECTORY/<id>); `overwrite` and
+`append` get IO_OPERATION; the `e3sm` entry runs `iokernels e3sm` with its
+one-letter keys as options (empty values dropped), `-a hdf5 -x blob`,
+`-o {outdir}/FILE` and DIRECTORY/MAP.  `write-unlimited` sets UNLIMITED=YES,
+and so does every later entry on the same file, so a read or append finds
+the layout it was written with.  h5bench's other kernels (AMReX, openPMD,
+MACSio, exerciser, metadata stress) are refused by name.
+The results are then collected, reported, compared and plotted like any suite's.
 Lustre striping becomes the MPI-IO hints striping_unit/striping_factor (set
 at file creation); a VOL connector becomes HDF5_VOL_CONNECTOR/HDF5_PLUGIN_PATH.
 """
 import re
 import shlex
+import sys
 from pathlib import Path
 
 from .errors import UsageError
 
-KERNELS = {"write": "vpic", "write_var_normal_dist": "vpic", "read": "bdcats"}
+# benchmark -> (kernel, keys it implies).  h5bench 1.6's driver knows
+# write_var_normal_dist; its sample names the same binary write_normal_dist.
+BENCHMARKS = {
+    "write": ("vpic", {}),
+    "write-unlimited": ("vpic", {"UNLIMITED": "YES"}),
+    "write_var_normal_dist": ("vpic", {}),
+    "write_normal_dist": ("vpic", {}),
+    "overwrite": ("vpic", {"IO_OPERATION": "OVERWRITE"}),
+    "append": ("vpic", {"IO_OPERATION": "APPEND"}),
+    "read": ("bdcats", {}),
+    "e3sm": ("e3sm", {}),
+}
+KERNELS = {name: kernel for name, (kernel, _) in BENCHMARKS.items()}
+# h5bench's other kernels: other applications, not part of iokernels.
+OTHER_KERNELS = {
+    "amrex": "the AMReX block-structured AMR I/O kernel (h5bench_amrex)",
+    "openpmd": "the openPMD-api particle-mesh kernel (h5bench_openpmd_write/read)",
+    "macsio": "the MACSio multi-purpose I/O proxy (h5bench_macsio)",
+    "exerciser": "the HDF5 Exerciser (h5bench_exerciser)",
+    "metadata": "the HDF5 metadata stress test hdf5_iotest (h5bench_hdf5_iotest)",
+}
+# h5bench's default standard deviation (bench_params_init: stdev_dim_1 = 1).
+NORMAL_DIST_DEFAULT_STDEV = "1"
 TOP_KEYS = {"mpi", "vol", "file-system", "directory", "benchmarks"}
 UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
@@ -107,37 +140,103 @@ def to_suite(doc, path):
         raise UsageError(f"{where}: 'benchmarks' must be a non-empty list",
                          'e.g. "benchmarks": [{"benchmark": "write", "file": "test.h5", "configuration": {...}}]')
     common = _common_args(doc, where)
-    cases = []
+    cases, notes, unlimited_files = [], [], set()
     for no, entry in enumerate(benchmarks, 1):
         w = f"{where}: benchmarks[{no - 1}]"
         if not isinstance(entry, dict):
             raise UsageError(f"{w} is not an object")
         name = entry.get("benchmark")
-        if name not in KERNELS:
+        if name in OTHER_KERNELS:
+            raise UsageError(f"{w}: benchmark {name!r} is {OTHER_KERNELS[name]}, another application's kernel "
+                             "that iokernels does not have",
+                             "iokernels runs h5bench's write/read family (" + ", ".join(sorted(BENCHMARKS)) +
+                             "); run this entry with h5bench itself, or remove it")
+        if name not in BENCHMARKS:
             raise UsageError(f"{w}: benchmark {name!r} has no iokernels counterpart",
-                             "supported: " + ", ".join(sorted(KERNELS)) +
-                             " (the E3SM, S3D and GCRM kernels have their own suites: see python/iokernels/suites)")
-        file = entry.get("file")
-        if not isinstance(file, str) or not file:
-            raise UsageError(f"{w}: 'file' is missing", 'add e.g. "file": "test.h5"')
+                             "supported: " + ", ".join(sorted(BENCHMARKS)) +
+                             " (the S3D and GCRM kernels have their own suites: see python/iokernels/suites)")
         config = entry.get("configuration", {})
         if not isinstance(config, dict):
             raise UsageError(f"{w}: 'configuration' must be an object of KEY: VALUE")
-        args = []
-        for key, value in config.items():
-            if isinstance(value, (dict, list)) or not re.fullmatch(r"[A-Z][A-Z0-9_]*", str(key)):
-                raise UsageError(f"{w}: configuration key {key!r} = {value!r} is not an h5bench KEY: VALUE",
-                                 "keys are upper case (DIM_1); values are strings or numbers")
-            args += ["--" + key.lower().replace("_", "-"), str(value)]
-        target = str(directory / file) if directory.is_absolute() else "{cwd}/" + str(directory / file)
-        if KERNELS[name] == "vpic":
-            args += ["-o", target, "--keep", "--overwrite"]  # the reads that follow need it
+        file = entry.get("file")
+        if not isinstance(file, str) or not file:
+            raise UsageError(f"{w}: 'file' is missing", 'add e.g. "file": "test.h5"')
+        kernel, implied = BENCHMARKS[name]
+        if kernel == "e3sm":
+            args = _e3sm_args(config, directory, file, w, notes)
         else:
-            args += ["-i", target]
-        cases.append({"name": f"{no:02d}-{name}-{Path(file).stem}", "kernel": KERNELS[name], "ranks": ranks,
+            args = _pattern_args(name, config, implied, directory, file, unlimited_files, w, notes)
+        cases.append({"name": f"{no:02d}-{name}-{Path(file).stem}", "kernel": kernel, "ranks": ranks,
                       "args": args + common, "launcher": launcher})
-    suite = {"name": Path(path).stem, "description": f"h5bench configuration {path}"}
+    for n in notes:
+        print(f"iokernels: note: {n}", file=sys.stderr)
+    description = f"h5bench configuration {path}" + ("; notes: " + " ".join(notes) if notes else "")
+    suite = {"name": Path(path).stem, "description": description}
     env = _vol_env(doc, where)
     if env:
         suite["env"] = env
     return {"suite": suite, "case": cases}, [directory]
+
+
+def _in_directory(directory, name):
+    """DIRECTORY/NAME as h5bench resolves it: relative to where it runs."""
+    p = directory / name
+    return str(p) if p.is_absolute() else "{cwd}/" + str(p)
+
+
+def _pattern_args(name, config, implied, directory, file, unlimited_files, w, notes):
+    """Arguments of vpic/bdcats for one h5bench_patterns entry."""
+    settings = {}
+    for key, value in config.items():
+        if isinstance(value, (dict, list)) or not re.fullmatch(r"[A-Z][A-Z0-9_]*", str(key)):
+            raise UsageError(f"{w}: configuration key {key!r} = {value!r} is not an h5bench KEY: VALUE",
+                             "keys are upper case (DIM_1); values are strings or numbers")
+        settings[key] = str(value)
+    # MODE never reaches h5bench's binaries either: its driver loads the async
+    # VOL connector for ASYNC/LOG instead, when there is one.
+    mode = settings.pop("MODE", "SYNC").strip().upper()
+    if mode in ("ASYNC", "LOG"):
+        notes.append(f"{w} ({name}) asks for MODE={mode}; it runs synchronously: iokernels has no HDF5 "
+                     "asynchronous VOL connector (h5bench itself falls back to SYNC without one).")
+    if name in ("write_var_normal_dist", "write_normal_dist"):
+        settings.setdefault("STDEV_DIM_1", NORMAL_DIST_DEFAULT_STDEV)
+    if name == "write-unlimited":
+        unlimited_files.add(file)
+    elif file in unlimited_files:
+        settings.setdefault("UNLIMITED", "YES")  # the layout the file was written with
+    settings.update(implied)
+    args = []
+    for key, value in settings.items():
+        if key == "CSV_FILE":
+            # h5bench writes it into the run's own directory
+            value = value if Path(value).is_absolute() else "{outdir}/" + value
+        args += ["--" + key.lower().replace("_", "-"), value]
+    target = _in_directory(directory, file)
+    if BENCHMARKS[name][0] == "vpic":
+        args += ["-o", target, "--keep", "--overwrite"]  # the reads that follow need it
+    else:
+        args += ["-i", target]
+    return args
+
+
+def _e3sm_args(config, directory, file, w, notes):
+    """h5bench's e3sm entry as its driver builds the command: each key with a
+    value is -KEY VALUE (empty values are dropped, so "k": "" keeps nothing),
+    then -a hdf5 -x blob, -o DIRECTORY/<id>/FILE and the map DIRECTORY/MAP."""
+    if "map" not in config or not str(config["map"]):
+        raise UsageError(f"{w}: the e3sm entry has no 'map' in its configuration",
+                         'add e.g. "map": "datasets/map_f_case_16p.h5" (relative to "directory")')
+    args = []
+    for key, value in config.items():
+        if key in ("i", "o", "map") or value in ("", None):
+            continue
+        if not re.fullmatch(r"[A-Za-z]", str(key)):
+            raise UsageError(f"{w}: e3sm configuration key {key!r} is not an E3SM-IO one-letter option",
+                             'keys are E3SM-IO options without the dash, e.g. "r": "25"')
+        if key in ("a", "x"):
+            if str(value) != {"a": "hdf5", "x": "blob"}[key]:
+                notes.append(f"{w}: e3sm '{key}': {value!r} is replaced by h5bench's -a hdf5 -x blob.")
+            continue
+        args += ["-" + key, str(value)]
+    args += ["-a", "hdf5", "-x", "blob", "-o", "{outdir}/" + file, _in_directory(directory, str(config["map"]))]
+    return args

@@ -3,6 +3,7 @@
 // each variable, plus how records are grouped into flushes.  The runner turns
 // a plan into backend calls; kernels build plans and never call a library.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,16 @@ struct FilePlan {
     // variable names (S3D checkpoints) then hold different data, so reading
     // the wrong file cannot pass verification.
     std::uint64_t pattern_seed = 0;
+    // Instead of the pattern, one value in every element this rank writes
+    // (fill selections aside): `number` in numeric variables, `text` in char
+    // ones.  E3SM-IO fills its buffers so (the writing rank; 'a' + rank), and
+    // files written alike compare with cmp; verification would check the
+    // value.  The runner does not honour it yet: e3sm --data rank, its only
+    // user, is refused until it does.
+    struct ConstantData {
+        double number = 0, text = 0;
+    };
+    std::optional<ConstantData> constant_data;
     // Record variables whose user buffers are one array of structs, the way
     // a particle code keeps them (h5bench MEM_PATTERN=INTERLEAVED): fields
     // packed in this order, no padding.  They must share one selection.

@@ -427,7 +427,8 @@ def test_named_options_form(tmp_path):
     ({"DIM_1": 64, "NUM_DIMS": 3, "FILE_PATTERN": "INTERLEAVED"}, "is not a supported write pattern"),
     ({"DIM_1": 64, "NUM_DIMS": 2, "FILE_PATTERN": "STRIDED"}, "is not a supported write pattern"),
     ({"DIM_1": 64, "MEM_PATTERN": "STRIDED"}, "is not a supported write pattern"),
-    ({"DIM_1": 64, "COMPRESS": "YES"}, "COMPRESS=YES needs CHUNK_DIM_1"),
+    ({"DIM_1": 64, "IO_OPERATION": "READ"}, "IO_OPERATION=READ in a write configuration"),
+    ({"DIM_1": 64, "IO_OPERATION": "APPEND"}, "needs a file opened for update"),
     ({"DIM_1": 64, "MODE": "ASYNC"}, "async VOL connector could not be loaded"),
     ({"DIM_1": 64, "SUBFILING": "YES"}, "without the subfiling VFD"),
 ])

@@ -119,9 +119,12 @@ TEST(VpicConfig, WriteCombinations) {
     s.block_cnt = 1048576;
     EXPECT_NO_THROW(s.validate_write());
     Config z;
-    z.compress = true;  // no chunk dims
-    EXPECT_THROW(z.validate_write(), iok::Error);
+    z.compress = true;  // no chunk dims: h5bench's default, one-element chunks
+    EXPECT_NO_THROW(z.validate_write());
+    EXPECT_EQ(z.chunk_length(0), 1u);
+    EXPECT_EQ(z.deflate_level, 9);  // h5bench's H5Pset_deflate(9)
     z.chunk[0] = 1024;
+    EXPECT_EQ(z.chunk_length(0), 1024u);
     EXPECT_NO_THROW(z.validate_write());
 }
 
@@ -135,11 +138,38 @@ TEST(VpicConfig, ReadCombinations) {
     c.read = ReadOption::Partial;
     EXPECT_THROW(c.validate_read(), iok::Error);  // PARTIAL is 1-D
     c.num_dims = 1;
-    EXPECT_THROW(c.validate_read(), iok::Error);  // needs TO_READ_NUM_PARTICLES
+    EXPECT_NO_THROW(c.validate_read());  // no TO_READ_NUM_PARTICLES: h5bench reads the whole part
     c.to_read = 10;
     EXPECT_NO_THROW(c.validate_read());
     c.file = FilePattern::Strided;
     EXPECT_THROW(c.validate_read(), iok::Error);  // gaps: only STRIDED reads
     c.read = ReadOption::Strided;
     EXPECT_NO_THROW(c.validate_read());
+}
+
+TEST(VpicConfig, H5benchOlderKeysAndOperations) {
+    Config c;
+    c.set("NUM_PARTICLES", "1 M");  // older spelling: accepted, no effect on the geometry
+    c.set("BLOCK_SIZE_3", "1");
+    c.set("STRIDE_SIZE_3", "2");
+    c.set("DIM_1", "4K");
+    EXPECT_EQ(c.num_particles, 1048576u);
+    EXPECT_EQ(c.particles_per_rank(), 4096u);
+    EXPECT_EQ(c.stride_3, 2u);
+    EXPECT_NO_THROW(c.validate_write());
+    EXPECT_THROW(c.set("NUM_PARTICLES", "0"), iok::Error);
+    c.set("IO_OPERATION", "READ");
+    EXPECT_THROW(c.validate_write(), iok::Error);  // that is bdcats
+    EXPECT_NO_THROW(c.validate_read());
+    c.set("IO_OPERATION", "OVERWRITE");
+    EXPECT_THROW(c.validate_write(), iok::Error);  // no backend opens for update
+    EXPECT_THROW(c.validate_read(), iok::Error);
+    c.set("IO_OPERATION", "APPEND");
+    EXPECT_THROW(c.validate_write(), iok::Error);
+    EXPECT_THROW(c.set("IO_OPERATION", "DELETE"), iok::Error);
+    c.set("IO_OPERATION", "WRITE");
+    c.set("UNLIMITED", "YES");
+    EXPECT_TRUE(c.unlimited);
+    EXPECT_NO_THROW(c.validate_write());
+    EXPECT_THROW(c.set("UNLIMITED", "maybe"), iok::Error);
 }

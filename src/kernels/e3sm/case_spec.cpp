@@ -86,7 +86,8 @@ Directives read_directives(const std::string& text, const std::string& source) {
 const EmbeddedCdl& find_cdl(const std::string& stem) {
     for (const auto& e : embedded_case_cdls())
         if (e.name == stem) return e;
-    throw Error("no E3SM case description '" + stem + "'", "known: f_h0, f_h1, g_hist, i_h0, i_h1");
+    throw Error("no E3SM case description '" + stem + "'",
+                "known: f_h0, f_h1, g_hist, i_h0, i_h1 (and listing_ before each)");
 }
 
 std::string dims_text(const std::vector<std::int64_t>& dims) {
@@ -146,8 +147,9 @@ double default_fill_value(DType t) {
 }
 
 FileSpec case_file(const std::string& stem, const DecompMap& m, const CaseOptions& opt) {
-    const EmbeddedCdl& cdl = find_cdl(stem);
-    const std::string source = "e3sm case " + stem + ".cdl";
+    const std::string file = (opt.listing_order ? "listing_" : "") + stem;
+    const EmbeddedCdl& cdl = find_cdl(file);
+    const std::string source = "e3sm case " + file + ".cdl";
     const Directives dir = read_directives(cdl.text, source);
     FileSpec f = parse_cdl_header(cdl.text, source);
     f.label = stem.substr(stem.find('_') + 1);

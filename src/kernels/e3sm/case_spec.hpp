@@ -1,7 +1,8 @@
 #pragma once
 // The files E3SM writes in each case (F atmosphere, G ocean, I land): their
 // dimensions, variables and attributes as FileSpecs, built from the embedded
-// case descriptions (cases/*.cdl, listings of real E3SM output) and sized by
+// case descriptions (cases/*.cdl: the headers E3SM-IO writes, and the older
+// listings of real E3SM output as cases/listing_*.cdl) and sized by
 // the decomposition map.  Each VarSpec's `decomp` is the index of the map
 // decomposition that partitions it, or -1 when rank 0 writes it whole; each
 // carries its `fill_value`.
@@ -27,6 +28,11 @@ struct CaseOptions {
     // with _FillValue retyped to double holding the widened float constant and
     // missing_value left float.
     bool float_vars = false;
+    // Define order (and so every offset): false = E3SM-IO's as it is today
+    // (cases/<stem>.cdl, what its def_F/G/I_case define, in that order);
+    // true = the older listing of real E3SM output the seed documents carry
+    // (cases/listing_<stem>.cdl).  Same variables and attributes either way.
+    bool listing_order = false;
 };
 
 // Every file of the case in write order, with dimension lengths taken from

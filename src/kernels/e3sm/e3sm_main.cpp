@@ -49,6 +49,7 @@ void run(int argc, char** argv, MPI_Comm world) {
     collective_step(world, [&] { map = read_decomp_map_collective(o.map_path, world); });
     CaseOptions copt;
     copt.float_vars = o.use_float;
+    copt.listing_order = o.define_order == "listing";
     std::string case_label;
     std::vector<FileSpec> all_files;
     collective_step(world, [&] {
@@ -79,11 +80,17 @@ void run(int argc, char** argv, MPI_Comm world) {
         if (!io_rank) return;
         for (const auto& s : specs) {
             plans.push_back(make_file_plan(s, map, settings_for(s, case_label, o.records, ps)));
+            // E3SM-IO's buffers hold the writing rank (of the I/O ranks): 'a' + rank in text
+            if (o.data == "rank") plans.back().constant_data = FilePlan::ConstantData{double(ps.io_rank), 'a' + double(ps.io_rank)};
         }
     });
     const auto prep = reduce_over_ranks(world, {MPI_Wtime() - t_prepare});
 
     d.set_fill(o.fill);
+    // E3SM-IO's PnetCDF hint: no gap between variables, and so (PnetCDF >=
+    // 1.13) none after the header either: its files' offsets and sizes.
+    // Other MPI-IO layers ignore the key; --hint overrides it.
+    d.default_hint("nc_var_align_size", "1");
     if (o.vard) d.default_param("pnetcdf.api", "vard");
     if (o.blocking) d.default_param("pnetcdf.api", "blocking");
     std::unique_ptr<Backend> backend = d.make_stack();

@@ -20,6 +20,8 @@ struct Options {
     bool two_d_first = false;    // -t: write 2-D variables before 3-D ones
     bool use_float = false;      // -j: record variables as float
     bool fill = false;           // --fill: write uncovered elements with _FillValue
+    std::string define_order = "seed";  // --define-order: seed or listing (seedbytes' option)
+    std::string data = "pattern";       // --data: pattern or rank (seedbytes' option)
     bool no_sort = false;        // --no-sort: keep each rank's runs in map order
     bool vard = false;           // -d: PnetCDF vard API
     bool varn = false;           // -n: PnetCDF varn API (default)

@@ -57,7 +57,8 @@ const std::vector<std::string> kKeys = {
     "COLLECTIVE_DATA", "COLLECTIVE_METADATA", "COMPRESS", "CHUNK_DIM_1", "CHUNK_DIM_2", "CHUNK_DIM_3",
     "COMPRESS_LEVEL", "MODE", "IO_MEM_LIMIT", "DELAYED_CLOSE_TIMESTEPS", "SUBFILING", "FILE_PER_PROC",
     "ALIGN", "ALIGN_THRESHOLD", "ALIGN_LEN", "CSV_FILE", "ENV_METADATA_FILE", "STDEV_DIM_1", "SEED",
-    "READ_OPTION", "TO_READ_NUM_PARTICLES"};
+    "READ_OPTION", "TO_READ_NUM_PARTICLES", "IO_OPERATION", "UNLIMITED", "NUM_PARTICLES", "BLOCK_SIZE_3",
+    "STRIDE_SIZE_3"};
 
 }  // namespace
 
@@ -86,6 +87,15 @@ const char* name(ReadOption r) {
         case ReadOption::Rdc: return "RDC";
         case ReadOption::Prl: return "PRL";
         case ReadOption::Cs: return "CS";
+    }
+    return "?";
+}
+const char* name(IoOperation o) {
+    switch (o) {
+        case IoOperation::Write: return "WRITE";
+        case IoOperation::Read: return "READ";
+        case IoOperation::Overwrite: return "OVERWRITE";
+        case IoOperation::Append: return "APPEND";
     }
     return "?";
 }
@@ -234,6 +244,19 @@ void Config::set(const std::string& key_in, const std::string& value_in) {
              : c == "RDC" ? ReadOption::Rdc : c == "PRL" ? ReadOption::Prl : ReadOption::Cs;
     } else if (key == "TO_READ_NUM_PARTICLES") {
         to_read = positive();
+    } else if (key == "IO_OPERATION") {
+        const auto c = choice({"WRITE", "READ", "OVERWRITE", "APPEND"});
+        operation = c == "WRITE" ? IoOperation::Write : c == "READ" ? IoOperation::Read
+                  : c == "OVERWRITE" ? IoOperation::Overwrite : IoOperation::Append;
+        io_operation_given = true;
+    } else if (key == "UNLIMITED") {
+        unlimited = parse_yes_no(value, key);
+    } else if (key == "NUM_PARTICLES") {
+        num_particles = positive();
+    } else if (key == "BLOCK_SIZE_3") {
+        block_size_3 = positive();
+    } else if (key == "STRIDE_SIZE_3") {
+        stride_3 = positive();
     } else {
         std::string list;
         for (const auto& k : kKeys) list += (list.empty() ? "" : " ") + k;
@@ -272,6 +295,15 @@ void Config::load_file(const std::string& path) {
 }
 
 void Config::validate_write() const {
+    if (operation == IoOperation::Read)
+        throw Error("IO_OPERATION=READ in a write configuration",
+                    "reading is `iokernels bdcats` (h5bench_read); vpic writes (IO_OPERATION=WRITE)");
+    if (operation == IoOperation::Overwrite || operation == IoOperation::Append)
+        throw Error(std::string("IO_OPERATION=") + name(operation) +
+                        " (h5bench's " + (operation == IoOperation::Overwrite ? "overwrite" : "append") +
+                        " benchmark) needs a file opened for update, which no iokernels backend offers yet",
+                    "write a new file instead (IO_OPERATION=WRITE, or UNLIMITED=YES for h5bench's write-unlimited); "
+                    "see docs/compatibility.md");
     const std::string combo = std::string("MEM_PATTERN=") + name(mem) + " FILE_PATTERN=" + name(file) +
                               " NUM_DIMS=" + std::to_string(num_dims);
     const char* supported =
@@ -310,11 +342,7 @@ void Config::validate_write() const {
                         "drop STDEV_DIM_1 or use NUM_DIMS=1 with FILE_PATTERN=CONTIG");
     }
     if (compress) {
-        for (int d = 0; d < num_dims; ++d) {
-            if (chunk[d] == 0)
-                throw Error("COMPRESS=YES needs CHUNK_DIM_" + std::to_string(d + 1),
-                            "give CHUNK_DIM_1..NUM_DIMS, each at most the dataset's length");
-        }
+        // A CHUNK_DIM_<d> not given is h5bench's default, 1 (see chunk_length).
         if (file == FilePattern::Strided)
             throw Error("COMPRESS=YES with FILE_PATTERN=STRIDED",
                         "compressed chunks must be written whole; use FILE_PATTERN=CONTIG");
@@ -324,6 +352,9 @@ void Config::validate_write() const {
 }
 
 void Config::validate_read() const {
+    if (io_operation_given && operation != IoOperation::Read)
+        throw Error(std::string("IO_OPERATION=") + name(operation) + " in a read configuration",
+                    "writing is `iokernels vpic` (h5bench_write); bdcats reads (IO_OPERATION=READ)");
     for (int d = num_dims; d < 3; ++d)
         if (dim[d] != 1)
             throw Error("DIM_" + std::to_string(d + 1) + "=" + std::to_string(dim[d]) + " with NUM_DIMS=" +
@@ -336,8 +367,6 @@ void Config::validate_read() const {
     if ((read == ReadOption::Partial || read == ReadOption::Strided) && num_dims != 1)
         throw Error(std::string("READ_OPTION=") + name(read) + " reads 1-D files only (NUM_DIMS=1)",
                     "use FULL for 2-D/3-D files, or LDC/RDC/PRL/CS for 2-D");
-    if (read == ReadOption::Partial && to_read == 0)
-        throw Error("READ_OPTION=PARTIAL needs TO_READ_NUM_PARTICLES", "e.g. TO_READ_NUM_PARTICLES=4M");
     if (file == FilePattern::Strided && read != ReadOption::Strided)
         throw Error(std::string("FILE_PATTERN=STRIDED files have gaps; READ_OPTION=") + name(read) +
                         " would read unwritten elements",

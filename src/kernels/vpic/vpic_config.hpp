@@ -14,10 +14,14 @@ namespace iok::vpic {
 enum class MemPattern { Contig, Interleaved, Strided };
 enum class FilePattern { Contig, Interleaved, Strided };
 enum class ReadOption { Full, Partial, Strided, Ldc, Rdc, Prl, Cs };
+// h5bench's IO_OPERATION (its driver writes it for the `overwrite` and
+// `append` benchmarks): what the kernel does with the file.
+enum class IoOperation { Write, Read, Overwrite, Append };
 
 const char* name(MemPattern p);
 const char* name(FilePattern p);
 const char* name(ReadOption r);
+const char* name(IoOperation o);
 bool is_2d_pattern(ReadOption r);  // LDC, RDC, PRL, CS
 
 struct Config {
@@ -28,10 +32,16 @@ struct Config {
     int num_dims = 1;
     std::uint64_t dim[3] = {1, 1, 1};  // particles per rank = dim[0]*dim[1]*dim[2]
     std::uint64_t block_size = 1, block_size_2 = 1, stride = 1, stride_2 = 1, block_cnt = 1;
+    // Parsed by h5bench but used by none of its patterns: accepted, kept in
+    // `given`, without effect (as in the reference).
+    std::uint64_t block_size_3 = 1, stride_3 = 1;
+    // NUM_PARTICLES: h5bench's older spelling; the reference replaces it by
+    // DIM_1 x DIM_2 x DIM_3 for every write and full read, so it has no effect.
+    std::uint64_t num_particles = 0;
     bool collective_data = false, collective_metadata = false;
     bool compress = false;
-    std::uint64_t chunk[3] = {0, 0, 0};  // CHUNK_DIM_1..3 (0 = not given)
-    int deflate_level = 6;               // COMPRESS_LEVEL (an extension; zlib 1..9)
+    std::uint64_t chunk[3] = {0, 0, 0};  // CHUNK_DIM_1..3 (0 = not given: h5bench's 1)
+    int deflate_level = 9;               // COMPRESS_LEVEL (an extension; zlib 1..9; h5bench uses 9)
     bool async = false;                  // MODE=ASYNC
     std::uint64_t io_mem_limit = 0;
     int delayed_close_timesteps = 0;
@@ -42,7 +52,16 @@ struct Config {
     double stdev_dim_1 = 0;  // > 0: per-rank counts drawn from N(DIM_1, STDEV_DIM_1)
     std::uint64_t seed = 1;  // SEED (an extension): the normal distribution's seed
     ReadOption read = ReadOption::Full;
-    std::uint64_t to_read = 0;  // TO_READ_NUM_PARTICLES
+    std::uint64_t to_read = 0;  // TO_READ_NUM_PARTICLES (0 = h5bench's default: all of the rank's part)
+    IoOperation operation = IoOperation::Write;  // IO_OPERATION (vpic: WRITE; bdcats: READ)
+    bool io_operation_given = false;
+    // UNLIMITED=YES (an extension; h5bench's write-unlimited benchmark): one
+    // dataset per field with an unlimited time-step dimension, extended by
+    // one record per step, instead of /Timestep_<i> groups.
+    bool unlimited = false;
+
+    // The chunk length along dimension d (CHUNK_DIM_<d+1>, h5bench's default 1).
+    std::uint64_t chunk_length(int d) const { return chunk[d] ? chunk[d] : 1; }
 
     std::map<std::string, std::string> given;  // every key set, as written (for the report/JSON)
 

@@ -197,14 +197,17 @@ Selection read_selection(const Geometry& g, const Config& cfg, int rank, int rea
             count[0] = static_cast<std::int64_t>(len);
             if (len > 0) s.add_block(start.data(), count.data());
             break;
-        case ReadOption::Partial:
-            if (cfg.to_read > len)
+        case ReadOption::Partial: {
+            // h5bench's default without TO_READ_NUM_PARTICLES: the rank's whole part.
+            const std::uint64_t to_read = cfg.to_read ? cfg.to_read : len;
+            if (to_read > len)
                 throw Error(what + ": TO_READ_NUM_PARTICLES=" + n2s(cfg.to_read) + " exceeds rank " +
                                 std::to_string(rank) + "'s " + n2s(len) + " particles",
                             "read at most the particles each rank's part holds");
-            count[0] = static_cast<std::int64_t>(cfg.to_read);
-            s.add_block(start.data(), count.data());
+            count[0] = static_cast<std::int64_t>(to_read);
+            if (to_read > 0) s.add_block(start.data(), count.data());
             break;
+        }
         case ReadOption::Strided: {
             if (cfg.stride < cfg.block_size)
                 throw Error(what + ": STRIDE_SIZE " + n2s(cfg.stride) + " < BLOCK_SIZE " + n2s(cfg.block_size),

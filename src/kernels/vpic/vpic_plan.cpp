@@ -20,7 +20,10 @@ FilePlan particle_plan(const Config& cfg, const Geometry& g, Selection sel) {
     static const char* const n_d[] = {"dim_1", "dim_2", "dim_3"};
     for (std::size_t d = 0; d < g.shape.size(); ++d)
         s.dims.push_back({g.shape.size() == 1 ? one_d[0] : n_d[d], g.shape[d], false});
-    s.record_group = "Timestep_";
+    // UNLIMITED=YES (h5bench's write-unlimited): no groups; every library
+    // keeps the record dimension, which HDF5 makes an unlimited, chunked
+    // dimension extended by one record per time step.
+    if (!cfg.unlimited) s.record_group = "Timestep_";
     s.expected_records = cfg.timesteps;
     if (cfg.align) {
         s.align_threshold = cfg.align_threshold;
@@ -33,7 +36,8 @@ FilePlan particle_plan(const Config& cfg, const Geometry& g, Selection sel) {
         v.type = field_type(f);
         for (std::size_t d = 0; d <= g.shape.size(); ++d) v.dims.push_back(static_cast<int>(d));
         if (cfg.compress)
-            for (std::size_t d = 0; d < g.shape.size(); ++d) v.storage.chunk.push_back(cfg.chunk[d]);
+            for (std::size_t d = 0; d < g.shape.size(); ++d)
+                v.storage.chunk.push_back(cfg.chunk_length(static_cast<int>(d)));
         if (cfg.compress) v.storage.deflate = cfg.deflate_level;
         if (cfg.file == FilePattern::Interleaved) v.compound = "particles";
         // INTERLEAVED memory, CONTIG file: as h5bench, each field's dataset

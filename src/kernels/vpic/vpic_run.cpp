@@ -28,10 +28,12 @@ std::string key_default(const std::string& k) {
         {"EMULATED_COMPUTE_TIME_PER_TIMESTEP", "0 s"}, {"NUM_DIMS", "1"}, {"DIM_1", "1"}, {"DIM_2", "1"},
         {"DIM_3", "1"}, {"BLOCK_SIZE", "1"}, {"BLOCK_SIZE_2", "1"}, {"STRIDE_SIZE", "1"}, {"STRIDE_SIZE_2", "1"},
         {"BLOCK_CNT", "1"}, {"COLLECTIVE_DATA", "NO"}, {"COLLECTIVE_METADATA", "NO"}, {"COMPRESS", "NO"},
-        {"COMPRESS_LEVEL", "6"}, {"MODE", "SYNC"}, {"IO_MEM_LIMIT", "0"}, {"DELAYED_CLOSE_TIMESTEPS", "0"},
+        {"COMPRESS_LEVEL", "9"}, {"MODE", "SYNC"}, {"IO_MEM_LIMIT", "0"}, {"DELAYED_CLOSE_TIMESTEPS", "0"},
         {"SUBFILING", "NO"}, {"FILE_PER_PROC", "NO"}, {"ALIGN", "NO"}, {"ALIGN_THRESHOLD", "0"},
         {"ALIGN_LEN", "0"}, {"STDEV_DIM_1", "0"}, {"SEED", "1"}, {"READ_OPTION", "FULL"},
-        {"TO_READ_NUM_PARTICLES", "0"}};
+        {"TO_READ_NUM_PARTICLES", "0"}, {"IO_OPERATION", "WRITE (vpic), READ (bdcats)"}, {"UNLIMITED", "NO"},
+        {"NUM_PARTICLES", "DIM_1 x DIM_2 x DIM_3"}, {"BLOCK_SIZE_3", "1"}, {"STRIDE_SIZE_3", "1"},
+        {"CHUNK_DIM_1", "1"}, {"CHUNK_DIM_2", "1"}, {"CHUNK_DIM_3", "1"}};
     auto it = d.find(k);
     return it == d.end() ? "" : it->second;
 }
@@ -42,9 +44,17 @@ std::string key_help(const std::string& k) {
         {"FILE_PATTERN", ": CONTIG|INTERLEAVED (compound, HDF5)|STRIDED (1-D)"},
         {"EMULATED_COMPUTE_TIME_PER_TIMESTEP", ": sleep between steps, with a unit (s, ms, us, min)"},
         {"DIM_1", ": particles per rank along dim 1 (units K, M, G, T = powers of 1024)"},
-        {"CHUNK_DIM_1", ": chunk length (with COMPRESS=YES)"},
-        {"COMPRESS_LEVEL", ": deflate level 1..9 (extension)"},
+        {"CHUNK_DIM_1", ": chunk length (with COMPRESS=YES; h5bench's default 1 makes one-element chunks)"},
+        {"COMPRESS_LEVEL", ": deflate level 1..9 (extension; h5bench always uses 9)"},
         {"MODE", ": SYNC|ASYNC (ASYNC needs HDF5's async VOL connector)"},
+        {"TO_READ_NUM_PARTICLES", ": particles each rank reads with PARTIAL (0: all of its part, as h5bench)"},
+        {"IO_OPERATION", ": WRITE|READ|OVERWRITE|APPEND (h5bench's driver key; OVERWRITE/APPEND are refused: "
+                         "no backend opens a file for update yet)"},
+        {"UNLIMITED", ": YES: h5bench's write-unlimited layout, one dataset per field with an unlimited "
+                      "time-step dimension extended per step (extension; give it to bdcats too)"},
+        {"NUM_PARTICLES", ": older spelling, no effect: h5bench replaces it by DIM_1 x DIM_2 x DIM_3"},
+        {"BLOCK_SIZE_3", ": accepted, no effect (no h5bench pattern uses it)"},
+        {"STRIDE_SIZE_3", ": accepted, no effect (no h5bench pattern uses it)"},
         {"STDEV_DIM_1", ": > 0 draws each rank's count from N(DIM_1, STDEV_DIM_1)"},
         {"SEED", ": seed of the normal distribution (extension)"},
         {"READ_OPTION", ": FULL|PARTIAL|STRIDED (1-D), LDC|RDC|PRL|CS (2-D)"}};
@@ -206,7 +216,10 @@ void write_csv(const std::string& path, const Metrics& m, const Config& cfg,
         return std::string(b);
     };
     row("metric", "value", "unit");
-    row("operation", m.writing ? "write" : "read", "");
+    // h5bench's operation names: one per benchmark binary.
+    const char* op = !m.writing ? "read" : cfg.unlimited ? "write unlimited"
+                   : cfg.stdev_dim_1 > 0 ? "write_var_normal_dist" : "write";
+    row("operation", op, "");
     row("ranks", std::to_string(m.ranks), "");
     row("total number of particles", std::to_string(m.particles), "");
     row("collective data", cfg.collective_data ? "YES" : "NO", "");
