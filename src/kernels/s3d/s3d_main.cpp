@@ -51,14 +51,15 @@ void run(int argc, char** argv, MPI_Comm comm) {
     const CommonOptions& c = d.options();
     check_output_directory(comm, opt.dir);
 
-    // The reference's hints: no alignment padding between variables, byte
-    // swap in place (no extra buffer).  The header keeps PnetCDF's classic
-    // 512-byte alignment, which releases before 1.13 applied regardless of
-    // nc_var_align_size (1.14 would otherwise align it to 4 bytes): so the
-    // file is 1024 + 128 N bytes as the reference's.  Other MPI-IO layers
-    // ignore these keys; --hint overrides each.
+    // The reference's hints (io_profiling_m.f90): no alignment padding
+    // between variables, byte swap in place (no extra buffer).  It sets no
+    // nc_header_align_size, so with PnetCDF >= 1.13 the data start right
+    // after the header (588 bytes for the five dimensions and four
+    // variables): the file is 588 + 128 N bytes, as S3D-IO's today.  Other
+    // MPI-IO layers ignore these keys; --hint overrides each (e.g.
+    // --hint nc_header_align_size=512 gives the 1024-byte header of
+    // PnetCDF releases before 1.13).
     d.default_hint("nc_var_align_size", "1");
-    d.default_hint("nc_header_align_size", "512");
     d.default_hint("nc_in_place_swap", "enable");
     d.default_param("pnetcdf.api", opt.nonblocking() ? "varn" : "blocking");
     std::unique_ptr<Backend> backend = d.make_stack();
