@@ -106,25 +106,31 @@ void validate_decomp_map(const DecompMap& m) {
                             ".total_nreqs is " + std::to_string(d.offsets.size()),
                         kHintBadMap);
         const std::int64_t row = d.row_length();
+        // Messages are built only when a check fails: building them for every
+        // run made validation the largest part of reading an ne30 map (issue 19).
         for (int p = 0; p < m.nprocs; ++p) {
-            const std::string wp = where + ", process " + std::to_string(p);
-            if (d.fill_starts[p] < 0 || d.fill_starts[p] > d.nreqs[p])
+            auto wp_of = [&] { return where + ", process " + std::to_string(p); };
+            if (d.fill_starts[p] < 0 || d.fill_starts[p] > d.nreqs[p]) {
+                const std::string wp = wp_of();
                 throw Error(wp + ": fill_starts " + std::to_string(d.fill_starts[p]) + " is outside [0, nreqs = " +
                                 std::to_string(d.nreqs[p]) + "]",
                             kHintBadMap);
+            }
             if (d.first[p] != (p ? d.first[p - 1] + d.nreqs[p - 1] : 0))
-                throw Error(wp + ": inconsistent run index", kHintBadMap);
+                throw Error(wp_of() + ": inconsistent run index", kHintBadMap);
             for (std::int64_t i = 0; i < d.nreqs[p]; ++i) {
                 const std::int64_t off = d.offsets[d.first[p] + i], len = d.lengths[d.first[p] + i];
-                const std::string wr = wp + ", run " + std::to_string(i) + " (offset " + std::to_string(off) +
-                                       ", length " + std::to_string(len) + ")";
-                if (len < 1) throw Error(wr + ": length must be >= 1", kHintBadMap);
+                auto wr = [&] {
+                    return wp_of() + ", run " + std::to_string(i) + " (offset " + std::to_string(off) + ", length " +
+                           std::to_string(len) + ")";
+                };
+                if (len < 1) throw Error(wr() + ": length must be >= 1", kHintBadMap);
                 if (off < 0 || off >= elems || len > elems - off)
-                    throw Error(wr + ": outside the " + std::to_string(elems) + " elements of the array " +
+                    throw Error(wr() + ": outside the " + std::to_string(elems) + " elements of the array " +
                                     dims_text(d.dims),
                                 kHintBadMap);
                 if (off % row + len > row)
-                    throw Error(wr + ": crosses a row of the fastest dimension (length " + std::to_string(row) +
+                    throw Error(wr() + ": crosses a row of the fastest dimension (length " + std::to_string(row) +
                                     " in " + dims_text(d.dims) + ")",
                                 "runs must be broken where offset % " + std::to_string(row) +
                                     " == 0; convert the .dat files again with dat2nc");
