@@ -92,10 +92,15 @@ static bool relevant_env(const char* kv) {
 
 nlohmann::json build_manifest(MPI_Comm comm, const std::vector<std::string>& argv,
                               const std::vector<InputFile>& inputs, MPI_Info hints) {
-    int size = 1;
+    int size = 1, rank = 0;
     MPI_Comm_size(comm, &size);
-    const int nodes = count_nodes(comm);
+    MPI_Comm_rank(comm, &rank);
+    const int nodes = count_nodes(comm);  // collective: every rank
     nlohmann::json m;
+    // Only rank 0 writes the result: the other ranks skip the rest (library
+    // versions, environment, and above all the inputs' checksums, which every
+    // rank used to compute: 16 ranks reading a 42 MB map again, issue 19).
+    if (rank != 0) return m;
     m["iokernels_version"] = IOK_VERSION;
     m["git_revision"] = IOK_GIT_REVISION;
     m["build"] = build_info();  // install prefix, executable, libraries the build found

@@ -15,7 +15,8 @@ struct InputFile {
 };
 
 // Collective (counts nodes).  `hints` is the info in effect on an output file
-// (may be MPI_INFO_NULL).
+// (may be MPI_INFO_NULL).  The manifest is complete on rank 0 only (the rank
+// that writes the result); other ranks get an empty object.
 nlohmann::json build_manifest(MPI_Comm comm, const std::vector<std::string>& argv,
                               const std::vector<InputFile>& inputs, MPI_Info hints);
 
