@@ -1,0 +1,408 @@
+#!/usr/bin/env python3
+"""iokernels beside each seed tool on the seed's own case: is the suite faster?
+
+    scripts/run.sh python3 bench/versus.py [--e3sm-io PATH] [--h5bench-write PATH] [--h5bench-read PATH]
+                                           [--s3d-io PATH] [--gcrm-io PATH] [--noncontig-buf PATH]
+                                           [--repeat 3] [--case NAME[,NAME]] [--io-layer romio] [--dir DIR]
+
+A user switching from E3SM-IO, h5bench, S3D-IO, GCRM-IO or the noncontig
+test must gain speed, not lose it (issue 19).  Every case runs the seed tool
+(when its binary is given; a case whose tool is not given is skipped) and
+`iokernels` on the same inputs, with the same number of ranks, in fresh
+subdirectories of the same directory, alternating seed, iokernels, raw,
+seed, iokernels, raw, ... (--repeat N each, after --warmup discarded runs of
+both), and times the whole process (a clock around `mpiexec -n R PROGRAM`):
+start-up, planning, verification and reporting count as well as I/O.  Beside
+them runs raw MPI-IO of the same bytes (`raw_write`: contiguous writes of as
+many bytes as iokernels wrote; for read cases `raw_write --read-only` of a
+file of that size), the floor neither can beat by much.  The MPI-IO layer is
+pinned for all three (--io-layer, default romio: OMPI_MCA_io for the seed
+tools and raw_write, --io-layer for iokernels).
+
+Cases (--case, default all whose tool is given):
+
+  e3sm-pnetcdf       E3SM F, 16 ranks, -r 5: e3sm_io -a pnetcdf -x canonical  vs iokernels e3sm (same options)
+  e3sm-hdf5          E3SM F, 16 ranks, -r 5: -a hdf5 -x canonical
+  e3sm-netcdf4       E3SM F,  4 ranks, -r 1: -a netcdf4 -x canonical
+  e3sm-blob-pnetcdf  E3SM F, 16 ranks, -r 5: -a pnetcdf -x blob
+  e3sm-blob-adios    E3SM F, 16 ranks, -r 5: -a adios -x blob
+  vpic               h5bench_write CONFIG FILE vs iokernels vpic CONFIG FILE (the h5bench form; 1-D
+                     CONTIG/CONTIG, 4 ranks x --particles x --steps, no emulated compute)
+  bdcats             h5bench_read CONFIG FILE vs iokernels bdcats CONFIG FILE, READ_OPTION=FULL, both
+                     reading one file iokernels vpic wrote before the timed runs (h5bench's layout, the
+                     suite's values: iokernels bdcats verifies every element it reads)
+  s3d                s3d_io.x 100 100 100 2 2 2 1 F DIR vs iokernels s3d -a pnetcdf --grid 100,100,100
+                     --procs 2,2,2 -c 5 -o DIR (8 ranks; S3D-IO's default 5 checkpoints)
+  gcrm               gcrm_io zgrd.in vs iokernels gcrm zgrd.in (level 6, ZGrd.CP.lyr.fcfg.one, 16 ranks;
+                     ../shared/datasets/gcrm copied into each run's directory, output paths pointed there)
+  noncontig          noncontig_buf -q -n 100 -o FILE MAP vs iokernels noncontig -q -n 100 -o FILE MAP
+                     (../shared/datasets/mpi_io_test/48602x72_512p_D1.nc, 16 ranks)
+
+The F map is --map (default ../shared/datasets/e3sm/map_f_case_16p.nc, else one written by
+e3sm_mapgen).  iokernels runs with its defaults (it verifies where the kernel verifies by default).
+
+Output: per case the median wall time of the seed tool, of iokernels and of raw, the ratio
+iokernels / seed of the medians (< 1: the suite is faster), the median of the back-to-back pair
+ratios, and min-max of each (the noise); everything in RESULTS/versus.json, logs in RESULTS/logs/.
+Exit status: 0 when every run succeeded, 1 otherwise, 2 for usage errors.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchlib import Bench, main_guard
+from iokernels import launch, paths, results
+from iokernels.errors import UsageError
+from iokernels.table import format_bytes, render
+
+TOOLS = {"e3sm_io": "--e3sm-io", "h5bench_write": "--h5bench-write", "h5bench_read": "--h5bench-read",
+         "s3d_io": "--s3d-io", "gcrm_io": "--gcrm-io", "noncontig_buf": "--noncontig-buf"}
+CASE_NAMES = ("e3sm-pnetcdf", "e3sm-hdf5", "e3sm-netcdf4", "e3sm-blob-pnetcdf", "e3sm-blob-adios", "vpic", "bdcats",
+              "s3d", "gcrm", "noncontig")
+
+
+@dataclass
+class Case:
+    name: str
+    label: str
+    ranks: int
+    tool: str                   # key of TOOLS
+    seed: list                  # seed argv after the program ({dir}, {map}, {cfg}, {file}, {shared} filled per run)
+    ours: list                  # iokernels argv after the program
+    reads: bool = False         # raw reference is a read of the bytes, not a write
+    setup: object = None        # fn(case, rundir) before each run of either side (untimed)
+    notes: list = field(default_factory=list)
+
+
+def h5bench_config(path, a, read=False):
+    """The h5bench VPIC/BDCATS configuration both programs read (h5bench's key=value form)."""
+    lines = ["MEM_PATTERN=CONTIG", "FILE_PATTERN=CONTIG", f"TIMESTEPS={a.steps}", "DELAYED_CLOSE_TIMESTEPS=2",
+             "COLLECTIVE_DATA=YES", "COLLECTIVE_METADATA=YES", "EMULATED_COMPUTE_TIME_PER_TIMESTEP=0 s",
+             "NUM_DIMS=1", f"DIM_1={a.particles}", "DIM_2=1", "DIM_3=1"]
+    if read:
+        lines.append("READ_OPTION=FULL")
+    Path(path).write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def gcrm_setup(a):
+    src = paths.shared_dir() / "datasets" / "gcrm"
+
+    def setup(case, rundir):
+        """zgrd.in with its output paths pointed at the run's directory, beside ZGrd.desc and the fcfg."""
+        for name in ("ZGrd.desc", a.gcrm_fcfg):
+            shutil.copy(src / name, rundir / name)
+        text = (src / "zgrd.in.r6").read_text()
+        text = re.sub(r"(?m)^(output_path|cdf_output_path)\s+\S+", lambda m: f"{m.group(1)} {rundir}/", text)
+        text = re.sub(r"(?m)^io_config_file\s+\S+", f"io_config_file {a.gcrm_fcfg}", text)
+        (rundir / "zgrd.in").write_text(text)
+    return setup
+
+
+def cases(a):
+    e3 = lambda api, x, r: (["-a", api, "-x", x, "-r", str(r), "-o", "{dir}/f_case.nc", "{map}"],  # noqa: E731
+                            ["e3sm", "-a", api, "-x", x, "-r", str(r), "-o", "{dir}/f_case.nc", "{map}"])
+    out = []
+    for name, api, x, ranks, r in (("e3sm-pnetcdf", "pnetcdf", "canonical", 16, 5),
+                                   ("e3sm-hdf5", "hdf5", "canonical", 16, 5),
+                                   ("e3sm-netcdf4", "netcdf4", "canonical", 4, 1),
+                                   ("e3sm-blob-pnetcdf", "pnetcdf", "blob", 16, 5),
+                                   ("e3sm-blob-adios", "adios", "blob", 16, 5)):
+        seed, ours = e3(api, x, r)
+        out.append(Case(name, f"E3SM F {ranks} ranks -r {r}, {api} {x}", ranks, "e3sm_io", seed, ours))
+    out.append(Case("vpic", f"VPIC 1-D CONTIG {a.vpic_ranks} ranks x {a.particles} x {a.steps} steps",
+                    a.vpic_ranks, "h5bench_write", ["{cfg}", "{dir}/vpic.h5"], ["vpic", "{cfg}", "{dir}/vpic.h5"]))
+    out.append(Case("bdcats", "BDCATS FULL read of that file", a.vpic_ranks, "h5bench_read",
+                    ["{rcfg}", "{file}"], ["bdcats", "{rcfg}", "{file}"], reads=True))
+    s3d = a.s3d_grid.split(",") + a.s3d_procs.split(",")
+    s3d_ranks = 1
+    for n in a.s3d_procs.split(","):
+        s3d_ranks *= int(n)
+    out.append(Case("s3d", f"S3D {a.s3d_grid.replace(',', 'x')} on {a.s3d_procs.replace(',', 'x')}, 5 checkpoints",
+                    s3d_ranks, "s3d_io", s3d + ["1", "F", "{dir}"],
+                    ["s3d", "-a", "pnetcdf", "--grid", a.s3d_grid, "--procs", a.s3d_procs, "-c", "5", "-o", "{dir}"]))
+    out.append(Case("gcrm", f"GCRM level 6, {a.gcrm_fcfg}, 16 ranks", 16, "gcrm_io", ["zgrd.in"],
+                    ["gcrm", "zgrd.in", "-a", "pnetcdf", "-o", "{dir}"], setup=gcrm_setup(a)))
+    nc_map = str(paths.shared_dir() / "datasets" / "mpi_io_test" / "48602x72_512p_D1.nc")
+    out.append(Case("noncontig", "noncontig D1, 100 variables, 16 ranks", 16, "noncontig_buf",
+                    ["-q", "-n", "100", "-o", "{dir}/testfile", nc_map],
+                    ["noncontig", "-q", "-n", "100", "-o", "{dir}/testfile", nc_map]))
+    return out
+
+
+def arguments():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                epilog="The module docstring (bench/versus.py) gives every case's command lines.",
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    for tool, flag in TOOLS.items():
+        p.add_argument(flag, metavar="PATH", default=None, help=f"the seed tool's {tool} binary (its cases are "
+                                                                "skipped without it)")
+    p.add_argument("--repeat", type=int, default=3, metavar="N", help="timed runs of each side per case, alternating")
+    p.add_argument("--warmup", type=int, default=1, metavar="N", help="discarded runs of each side before a case")
+    p.add_argument("--case", action="append", metavar="NAME[,NAME...]",
+                   help="cases to run (default: every case whose tool is given): " + ", ".join(CASE_NAMES))
+    p.add_argument("--map", metavar="FILE", help="E3SM F map (default ../shared/datasets/e3sm/map_f_case_16p.nc, "
+                                                 "else one written by e3sm_mapgen)")
+    p.add_argument("--particles", default="4194304", help="VPIC/BDCATS particles per rank (h5bench DIM_1)")
+    p.add_argument("--steps", type=int, default=5, help="VPIC/BDCATS time steps")
+    p.add_argument("--vpic-ranks", type=int, default=4, help="ranks of the VPIC/BDCATS cases")
+    p.add_argument("--s3d-grid", default="100,100,100", help="S3D global grid")
+    p.add_argument("--s3d-procs", default="2,2,2", help="S3D process grid (its product is the ranks)")
+    p.add_argument("--gcrm-fcfg", default="ZGrd.CP.lyr.fcfg.one", help="GCRM field configuration from "
+                                                                        "../shared/datasets/gcrm")
+    p.add_argument("--io-layer", choices=("romio", "ompio"), default="romio",
+                   help="MPI-IO layer of every run (seed, iokernels, raw)")
+    p.add_argument("--build-dir", default=None, help="iokernels build (default $IOK_BUILD_DIR or <checkout>/build)")
+    p.add_argument("--dir", metavar="DIR", help="where runs write, one fresh subdirectory per run, deleted after it "
+                                                "(default RESULTS/data)")
+    p.add_argument("--results", metavar="DIR", help="results directory (default results/bench/versus-<time>)")
+    p.add_argument("--launcher", default="mpiexec", help='"mpiexec", "srun" or a command with {ranks}')
+    p.add_argument("--timeout", type=float, default=1800, help="seconds per run")
+    p.add_argument("--drop-caches", action="store_true", help="drop the page cache before every run (root)")
+    return p
+
+
+class Versus:
+    def __init__(self, a, b, tools, map_path):
+        self.a, self.b, self.tools, self.map = a, b, tools, map_path
+        self.count = 0
+        self.layer_env = {"OMPI_MCA_io": launch.layer_env(a.io_layer)} if a.io_layer else {}
+        self.iok = str(paths.program(b.build, "iokernels"))
+        self.raw_prog = str(paths.program(b.build, "raw_write"))
+        self.cfg = h5bench_config(b.results_dir / "vpic.cfg", a)
+        self.rcfg = h5bench_config(b.results_dir / "bdcats.cfg", a, read=True)
+        self.read_file = None   # the file both BDCATS sides read
+
+    def fill(self, argv, rundir):
+        v = {"dir": str(rundir), "map": self.map or "", "cfg": self.cfg, "rcfg": self.rcfg,
+             "file": self.read_file or ""}
+        return [x.format(**v) for x in argv]
+
+    def launch_argv(self, ranks):
+        return [x.format(ranks=ranks) for x in self.b.launcher]
+
+    def execute(self, case, side, tag, argv, rundir, ranks):
+        """One timed process; returns a run record."""
+        self.count += 1
+        run_id = f"{self.count:03d}-{case.name}-{side}-{tag}"
+        logs = self.b.results_dir / "logs"
+        logs.mkdir(exist_ok=True)
+        so, se = logs / f"{run_id}.stdout", logs / f"{run_id}.stderr"
+        self.b.quiesce()
+        rc, wall = launch.execute(argv, str(rundir), self.layer_env, self.a.timeout, so, se)
+        status = "ok" if rc == 0 else ("timeout" if rc is None else "failed")
+        rec = {"id": run_id, "side": side, "tag": tag, "status": status, "returncode": rc, "wall_s": round(wall, 4),
+               "command": argv, "cwd": str(rundir)}
+        if status != "ok":
+            rec["error"] = launch.first_error(se.read_text(errors="replace").splitlines()[-20:]) or \
+                se.read_text(errors="replace").strip()[-200:]
+        print(f"[{self.count}] {case.label} [{side} {tag}] ... " +
+              (f"{wall:.2f} s wall" if status == "ok" else f"{status.upper()}: {rec.get('error', '')}"), flush=True)
+        return rec
+
+    def seed_run(self, case, tag):
+        rundir = self.fresh(case, "seed", tag)
+        if case.setup:
+            case.setup(case, rundir)
+        argv = self.launch_argv(case.ranks) + [self.tools[case.tool]] + self.fill(case.seed, rundir)
+        rec = self.execute(case, "seed", tag, argv, rundir, case.ranks)
+        shutil.rmtree(rundir, ignore_errors=True)
+        return rec
+
+    def ours_run(self, case, tag):
+        rundir = self.fresh(case, "iokernels", tag)
+        if case.setup:
+            case.setup(case, rundir)
+        js = self.b.results_dir / f"{self.count + 1:03d}-{case.name}-iokernels-{tag}.json"
+        argv = (self.launch_argv(case.ranks) + [self.iok] + (["--io-layer", self.a.io_layer] if self.a.io_layer else [])
+                + self.fill(case.ours, rundir) + ["--json", str(js)])
+        rec = self.execute(case, "iokernels", tag, argv, rundir, case.ranks)
+        if rec["status"] == "ok" and js.is_file():
+            doc = results.load_doc(js)
+            h = results.headline(doc)
+            rec["bytes"], rec["io_s"] = (h[0], h[1]) if h else (None, None)
+            rec["verified"] = verified(doc)
+        shutil.rmtree(rundir, ignore_errors=True)
+        return rec
+
+    def raw_run(self, case, tag, nbytes):
+        rundir = self.fresh(case, "raw", tag)
+        base = self.launch_argv(case.ranks) + [self.raw_prog, "-n", str(int(nbytes)), "-o", f"{rundir}/raw.dat"]
+        if case.reads:  # the file first (untimed), then the timed read
+            self.execute(case, "raw-prepare", tag, base + ["-k", "--overwrite"], rundir, case.ranks)
+            rec = self.execute(case, "raw", tag, base + ["--read-only"], rundir, case.ranks)
+        else:
+            rec = self.execute(case, "raw", tag, base, rundir, case.ranks)
+        shutil.rmtree(rundir, ignore_errors=True)
+        return rec
+
+    def fresh(self, case, side, tag):
+        d = self.b.data / f"{self.count + 1:03d}-{case.name}-{side}-{tag}"
+        shutil.rmtree(d, ignore_errors=True)
+        d.mkdir(parents=True)
+        return d
+
+    def prepare_read(self, case):
+        """The particle file both BDCATS sides read, written once (untimed) by iokernels vpic: h5bench's
+        layout, so h5bench_read reads it, and the suite's data pattern, so iokernels bdcats verifies
+        it (a file of h5bench_write's values would fail that verification).  Kept until the case ends."""
+        d = self.b.data / "bdcats-input"
+        shutil.rmtree(d, ignore_errors=True)
+        d.mkdir(parents=True)
+        self.read_file = str(d / "particles.h5")
+        argv = (self.launch_argv(case.ranks) + [self.iok] + (["--io-layer", self.a.io_layer] if self.a.io_layer else [])
+                + ["vpic", self.cfg, self.read_file])
+        rec = self.execute(case, "input", "iokernels-vpic", argv, d, case.ranks)
+        case.notes.append("both read one file written by iokernels vpic")
+        return rec["status"] == "ok"
+
+    def case(self, case):
+        runs = []
+        if case.reads and not self.prepare_read(case):
+            return summarize(case, runs + [{"side": "iokernels", "tag": "input", "status": "failed",
+                                            "error": "the input particle file could not be written"}])
+        nbytes = None
+        for i in range(self.a.warmup):
+            for side in ("seed", "iokernels"):
+                runs.append((self.seed_run if side == "seed" else self.ours_run)(case, f"warmup{i + 1}"))
+        for i in range(self.a.repeat):
+            tag = f"r{i + 1}"
+            runs.append(self.seed_run(case, tag))
+            ours = self.ours_run(case, tag)
+            runs.append(ours)
+            nbytes = nbytes or ours.get("bytes")
+            if nbytes:
+                runs.append(self.raw_run(case, tag, nbytes))
+        if case.reads:
+            shutil.rmtree(Path(self.read_file).parent, ignore_errors=True)
+        return summarize(case, runs)
+
+
+def verified(doc):
+    """What the iokernels run says about its verification (summary or files), as text."""
+    s = doc.get("summary", {})
+    for k in ("verification", "verify", "verified"):
+        if k in s:
+            return str(s[k])
+    return None
+
+
+def stats(xs):
+    return {"n": len(xs), "median": statistics.median(xs) if xs else None, "min": min(xs, default=None),
+            "max": max(xs, default=None), "all": xs}
+
+
+def summarize(case, runs):
+    timed = [r for r in runs if r.get("tag", "").startswith("r")]
+    out = {"case": case.name, "label": case.label, "ranks": case.ranks, "notes": case.notes, "runs": runs}
+    for side in ("seed", "iokernels", "raw"):
+        ok = [r["wall_s"] for r in timed if r["side"] == side and r["status"] == "ok"]
+        out[side] = stats(ok)
+        out[side]["failed"] = sum(1 for r in timed if r["side"] == side and r["status"] != "ok")
+    s, o = out["seed"]["median"], out["iokernels"]["median"]
+    out["ratio"] = o / s if s and o else None
+    seeds = [r for r in timed if r["side"] == "seed"]
+    ours = [r for r in timed if r["side"] == "iokernels"]
+    out["pair_ratios"] = [y["wall_s"] / x["wall_s"] for x, y in zip(seeds, ours)
+                          if x["status"] == y["status"] == "ok" and x["wall_s"] > 0]
+    out["pair_ratio_median"] = statistics.median(out["pair_ratios"]) if out["pair_ratios"] else None
+    out["bytes"] = next((r.get("bytes") for r in ours if r.get("bytes")), None)
+    out["errors"] = [f"{r['side']} {r.get('tag')}: {r.get('error', '')}" for r in runs if r["status"] != "ok"]
+    return out
+
+
+def fmt(x, d=2):
+    return "-" if x is None else f"{x:.{d}f}"
+
+
+def table(summaries):
+    head = ["case", "ranks", "bytes", "seed s", "iokernels s", "ratio", "pairs", "raw s", "seed min-max",
+            "iokernels min-max", "note"]
+    body = []
+    for s in summaries:
+        sd, o, r = s["seed"], s["iokernels"], s["raw"]
+        note = "; ".join(s["notes"] + (["FAILED: " + s["errors"][0][:80]] if s["errors"] else []))
+        body.append([s["label"], str(s["ranks"]), format_bytes(s["bytes"]) if s["bytes"] else "-", fmt(sd["median"]),
+                     fmt(o["median"]), fmt(s["ratio"]), fmt(s["pair_ratio_median"]), fmt(r["median"]),
+                     f"{fmt(sd['min'])}-{fmt(sd['max'])}", f"{fmt(o['min'])}-{fmt(o['max'])}", note])
+    return render(head, body, numeric=range(1, 10))
+
+
+def default_map(build, results_dir):
+    shared = paths.shared_dir() / "datasets" / "e3sm" / "map_f_case_16p.nc"
+    if shared.is_file():
+        return str(shared)
+    out = Path(results_dir) / "map_f_like_16p.nc"
+    import subprocess
+    r = subprocess.run([str(paths.program(build, "e3sm_mapgen")), "-o", str(out)], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise UsageError(f"e3sm_mapgen failed: {(r.stderr or r.stdout).strip()}", "give --map FILE")
+    return str(out)
+
+
+def main():
+    p = arguments()
+    a = p.parse_args()
+    if a.repeat < 1 or a.warmup < 0:
+        p.error("--repeat must be at least 1 and --warmup at least 0")
+    tools = {}
+    for tool, flag in TOOLS.items():
+        v = getattr(a, flag[2:].replace("-", "_"))
+        if v is None:
+            continue
+        path = Path(v).resolve()
+        if not (path.is_file() and os.access(path, os.X_OK)):
+            p.error(f"{flag} {v}: not an executable file")
+        tools[tool] = str(path)
+    every = cases(a)
+    if a.case:
+        names = [n.strip() for c in a.case for n in c.split(",") if n.strip()]
+        bad = [n for n in names if n not in CASE_NAMES]
+        if bad:
+            p.error(f"unknown case(s) {', '.join(bad)}; choose from {', '.join(CASE_NAMES)}")
+        every = [c for c in every if c.name in names]
+    chosen = []
+    for c in every:
+        if c.tool not in tools:
+            print(f"skipping {c.name}: no {TOOLS[c.tool]} given", flush=True)
+        else:
+            chosen.append(c)
+    if not chosen:
+        p.error("no case to run: give at least one seed tool (" + ", ".join(TOOLS.values()) + ")")
+    b = Bench("versus", None, ranks=16, dir=a.dir, results=a.results, io_layer=a.io_layer, build_dir=a.build_dir,
+              launcher=a.launcher, timeout=a.timeout, drop_caches=a.drop_caches)
+    map_path = None
+    if any(c.tool == "e3sm_io" for c in chosen):
+        map_path = str(Path(a.map).resolve()) if a.map else default_map(b.build, b.results_dir)
+        if not Path(map_path).is_file():
+            p.error(f"--map {map_path}: no such file")
+        print(f"map: {map_path}", flush=True)
+    v = Versus(a, b, tools, map_path)
+    started = launch.utc_now()
+    summaries = [v.case(c) for c in chosen]
+    text = table(summaries)
+    title = (f"Whole-process wall time, median of {a.repeat} alternating runs (seed, iokernels, raw) after "
+             f"{a.warmup} warm-up; ratio = iokernels / seed (< 1: faster); pairs = median of back-to-back ratios; "
+             f"MPI-IO layer: {a.io_layer or 'OpenMPI default'}")
+    print(f"\n{title}\n{text}", flush=True)
+    doc = {"schema": "iokernels-versus/1", "command": [sys.executable, *sys.argv], "started_utc": started,
+           "finished_utc": launch.utc_now(), "repeat": a.repeat, "warmup": a.warmup, "io_layer": a.io_layer,
+           "map": map_path, "tools": tools, "iokernels": v.iok, "cases": summaries, "table": text}
+    with open(b.results_dir / "versus.json", "w") as f:
+        json.dump(doc, f, indent=2)
+    b.store.index.setdefault("tables", []).append({"title": title, "text": text})
+    b.store.save_index()
+    print(f"\nversus: {b.results_dir / 'versus.json'}")
+    failed = any(r["status"] != "ok" for s in summaries for r in s["runs"])
+    b.finish()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    main_guard(main)
