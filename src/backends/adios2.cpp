@@ -49,21 +49,19 @@ void dispatch(DType t, F&& f) {
     }
 }
 
-class Adios2Backend : public Backend {
+class Adios2File : public File {
 public:
-    explicit Adios2Backend(const BackendConfig& cfg) : cfg_(cfg) {}
-    ~Adios2Backend() override {
+    explicit Adios2File(const BackendConfig& cfg) : cfg_(cfg) {}
+    ~Adios2File() override {
         try {
             if (engine_) engine_.Close();
         } catch (...) {
         }
     }
 
-    std::string name() const override { return "adios"; }
     std::string library() const override { return version(); }
-    std::string extension() const override { return ".bp"; }
 
-    void create(const std::string& path, const FileSpec& spec, MPI_Comm comm) override {
+    void create(const std::string& path, const FileSpec& spec, MPI_Comm comm) {
         guard("creating '" + path + "'", [&] {
             start(path, spec, comm, "iok_write");
             engine_ = io_.Open(path, adios2::Mode::Write);
@@ -91,7 +89,7 @@ public:
         });
     }
 
-    void open(const std::string& path, const FileSpec& spec, MPI_Comm comm) override {
+    void open(const std::string& path, const FileSpec& spec, MPI_Comm comm) {
         guard("opening '" + path + "'", [&] {
             start(path, spec, comm, "iok_read");
             engine_ = io_.Open(path, adios2::Mode::ReadRandomAccess);
@@ -277,7 +275,9 @@ private:
     bool in_step_ = false;
 };
 
-std::unique_ptr<Backend> make(const BackendConfig& cfg) { return std::make_unique<Adios2Backend>(cfg); }
+std::unique_ptr<Backend> make(const BackendConfig& cfg) {
+    return std::make_unique<LibraryBackend<Adios2File>>("adios", ".bp", cfg);
+}
 
 }  // namespace
 

@@ -1,23 +1,31 @@
 #pragma once
-// The one interface every I/O library implements.  A backend moves the data a
-// plan describes; it knows nothing about kernels.  Call order, always
-// collective over the communicator given to create()/open():
+// The one interface every I/O library implements, in two parts:
 //
-//   write:  create -> define -> { put ... flush }* -> close
-//   read:   open   ->           { get ... flush }* -> close
+//   Backend  a library with its settings (BackendConfig); it opens files and
+//            holds no per-file state, so one backend may have many files open
+//            at once (GCRM writes several, blob a subfile per group).
+//   File     one open file, returned by Backend::create()/open(); it owns the
+//            library handle and every cache derived from it, and dies with it.
+//
+// Call order, always collective over the communicator given at create/open:
+//
+//   write:  f = backend.create(...) -> f->define -> { f->put ... f->flush }* -> f->close
+//   read:   f = backend.open(...)   ->              { f->get ... f->flush }* -> f->close
 //
 // put()/get() may only post a request (nonblocking libraries); the buffer and
 // the selection must stay valid and untouched until the next flush(), which
 // completes every pending request.  Work derived from a selection may be
-// cached across flushes under Selection::id() (never its address).  Blocking backends do the work inside put()/get() and
-// flush() is cheap.  Buffers hold the selection's elements packed in block
-// order, in the variable's declared type.
+// cached in the File across flushes under Selection::id() (never its address):
+// the one rule for every selection cache.  Blocking backends do the work
+// inside put()/get() and flush() is cheap.  Buffers hold the selection's
+// elements packed in block order, in the variable's declared type.
 #include <mpi.h>
 
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/file_spec.hpp"
@@ -55,18 +63,13 @@ struct BackendStats {
     std::uint64_t library_memory_hwm = 0;  // library's own malloc high-water, when reported; 0 = n/a
 };
 
-class Backend {
+// One open file.  Destroying a File that was not closed releases its handle
+// without completing pending requests (error paths only).
+class File {
 public:
-    virtual ~Backend() = default;
+    virtual ~File() = default;
 
-    virtual std::string name() const = 0;       // "pnetcdf", "mpiio", ...
-    virtual std::string library() const = 0;    // "PnetCDF 1.14.0"
-    virtual std::string extension() const = 0;  // default file extension, ".nc"
-
-    virtual void create(const std::string& path, const FileSpec& spec, MPI_Comm comm) = 0;
-    virtual void define(const FileSpec& spec) = 0;  // dims, variables, attributes
-    virtual void open(const std::string& path, const FileSpec& spec, MPI_Comm comm) = 0;
-
+    virtual void define(const FileSpec& spec) = 0;  // dims, variables, attributes (after create)
     virtual void put(int var, const Selection& sel, std::int64_t record, const void* buf) = 0;
     virtual void get(int var, const Selection& sel, std::int64_t record, void* buf) = 0;
     virtual void flush() = 0;
@@ -80,14 +83,60 @@ public:
     virtual bool put_struct(const StructBuffer&, const Selection&, std::int64_t /*record*/) { return false; }
     virtual bool get_struct(const StructBuffer&, const Selection&, std::int64_t /*record*/) { return false; }
 
-    // MPI-IO hints in effect on the open file (MPI_File_get_info); call between
-    // create/open and close.  MPI_INFO_NULL when the library does not expose it.
-    // The caller frees a returned info.
+    // The library that moves this file's bytes, as it was opened: "PnetCDF
+    // 1.14.0", "Open MPI v5.0.7 (MPI-IO layer romio)".
+    virtual std::string library() const = 0;
+    // MPI-IO hints in effect on the open file (MPI_File_get_info); call before
+    // close.  MPI_INFO_NULL when the library does not expose it.  The caller
+    // frees a returned info.
     virtual MPI_Info info_in_effect() { return MPI_INFO_NULL; }
     virtual BackendStats stats() const { return stats_; }
 
 protected:
     BackendStats stats_;
+};
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+
+    virtual std::string name() const = 0;       // "pnetcdf", "mpiio", ...
+    virtual std::string extension() const = 0;  // default file extension, ".nc"
+
+    // Collective over comm.  create() clobbers (the runner has applied the
+    // overwrite policy); the File then needs define().  Each File is
+    // independent of every other this backend returned.
+    virtual std::unique_ptr<File> create(const std::string& path, const FileSpec& spec, MPI_Comm comm) = 0;
+    virtual std::unique_ptr<File> open(const std::string& path, const FileSpec& spec, MPI_Comm comm) = 0;
+};
+
+// The backend of a library whose open file is an `F`: each create()/open()
+// constructs an F from the backend's settings and calls F::create/F::open on
+// it.  F's constructor validates the settings; one is built (and dropped) when
+// the backend is made, so a bad --param fails before any file is touched.
+template <class F>
+class LibraryBackend final : public Backend {
+public:
+    LibraryBackend(std::string name, std::string extension, const BackendConfig& cfg)
+        : name_(std::move(name)), extension_(std::move(extension)), cfg_(cfg) {
+        F validate_settings(cfg_);
+    }
+    std::string name() const override { return name_; }
+    std::string extension() const override { return extension_; }
+    std::unique_ptr<File> create(const std::string& path, const FileSpec& spec, MPI_Comm comm) override {
+        auto f = std::make_unique<F>(cfg_);
+        f->create(path, spec, comm);
+        return f;
+    }
+    std::unique_ptr<File> open(const std::string& path, const FileSpec& spec, MPI_Comm comm) override {
+        auto f = std::make_unique<F>(cfg_);
+        f->open(path, spec, comm);
+        return f;
+    }
+
+private:
+    std::string name_, extension_;
+    BackendConfig cfg_;
 };
 
 using BackendFactory = std::unique_ptr<Backend> (*)(const BackendConfig&);

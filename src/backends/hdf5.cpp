@@ -10,10 +10,9 @@
 namespace iok {
 namespace {
 
-class Hdf5Backend : public h5::Hdf5Base {
+class Hdf5File : public h5::Hdf5Base {
 public:
     using Hdf5Base::Hdf5Base;
-    std::string name() const override { return "hdf5"; }
 
     void put(int var, const Selection& sel, std::int64_t record, const void* buf) override {
         Target tg = target(var, record, true);
@@ -91,7 +90,9 @@ private:
     }
 };
 
-std::unique_ptr<Backend> make(const BackendConfig& cfg) { return std::make_unique<Hdf5Backend>(cfg); }
+std::unique_ptr<Backend> make(const BackendConfig& cfg) {
+    return std::make_unique<LibraryBackend<Hdf5File>>("hdf5", ".h5", cfg);
+}
 
 }  // namespace
 

@@ -109,17 +109,16 @@ BackendInfo describe_common();
 
 // The state and the define/open/close logic both HDF5 backends share; the
 // subclasses decide when data moves.
-class Hdf5Base : public Backend {
+class Hdf5Base : public File {
 public:
     explicit Hdf5Base(const BackendConfig& cfg);
     ~Hdf5Base() override;
 
     std::string library() const override { return library_version(); }
-    std::string extension() const override { return ".h5"; }
 
-    void create(const std::string& path, const FileSpec& spec, MPI_Comm comm) override;
+    void create(const std::string& path, const FileSpec& spec, MPI_Comm comm);
     void define(const FileSpec& spec) override;
-    void open(const std::string& path, const FileSpec& spec, MPI_Comm comm) override;
+    void open(const std::string& path, const FileSpec& spec, MPI_Comm comm);
     void close() override;
     MPI_Info info_in_effect() override;
 

@@ -15,10 +15,9 @@ namespace {
 
 #if H5_VERSION_GE(1, 14, 0)
 
-class Hdf5MdBackend : public h5::Hdf5Base {
+class Hdf5MdFile : public h5::Hdf5Base {
 public:
     using Hdf5Base::Hdf5Base;
-    std::string name() const override { return "hdf5_md"; }
 
     void put(int var, const Selection& sel, std::int64_t record, const void* buf) override {
         enqueue(var, sel, record, const_cast<void*>(buf), true);
@@ -144,7 +143,9 @@ private:
     std::vector<Pending> queue_;
 };
 
-std::unique_ptr<Backend> make(const BackendConfig& cfg) { return std::make_unique<Hdf5MdBackend>(cfg); }
+std::unique_ptr<Backend> make(const BackendConfig& cfg) {
+    return std::make_unique<LibraryBackend<Hdf5MdFile>>("hdf5_md", ".h5", cfg);
+}
 
 #else
 

@@ -55,9 +55,9 @@ Error open_error(const std::string& verb, const std::string& path, int rc) {
     return Error(what);
 }
 
-class MpiioBackend : public Backend {
+class MpiioFile : public File {
 public:
-    explicit MpiioBackend(const BackendConfig& cfg) : cfg_(cfg) {
+    explicit MpiioFile(const BackendConfig& cfg) : cfg_(cfg) {
         const std::string sync = cfg.param("mpiio.sync", "0");
         if (sync != "0" && sync != "1")
             throw Error("mpiio: parameter sync='" + sync + "' is not valid", "use sync=0 or sync=1");
@@ -67,24 +67,22 @@ public:
             throw Error("mpiio: parameter aggregate='" + agg + "' is not valid", "use aggregate=0 or aggregate=1");
         aggregate_ = agg == "1";
     }
-    ~MpiioBackend() override {
+    ~MpiioFile() override {
         if (fh_ != MPI_FILE_NULL) MPI_File_close(&fh_);  // only on an error path
     }
 
-    std::string name() const override { return "mpiio"; }
     std::string library() const override {
         return mpi_library_version() + (layer_.empty() ? "" : " (MPI-IO layer " + layer_ + ")");
     }
-    std::string extension() const override { return ".bin"; }
 
-    void create(const std::string& path, const FileSpec& spec, MPI_Comm comm) override {
+    void create(const std::string& path, const FileSpec& spec, MPI_Comm comm) {
         open_file(path, spec, comm, MPI_MODE_CREATE | MPI_MODE_RDWR, "create");
         fh_mode_write_ = true;
         // The runner has already applied the overwrite policy: clobber like NC_CLOBBER.
         check(MPI_File_set_size(fh_, 0), "MPI_File_set_size", -1);
     }
     void define(const FileSpec&) override {}  // nothing to define: no header
-    void open(const std::string& path, const FileSpec& spec, MPI_Comm comm) override {
+    void open(const std::string& path, const FileSpec& spec, MPI_Comm comm) {
         open_file(path, spec, comm, MPI_MODE_RDONLY, "open");
         fh_mode_write_ = false;
     }
@@ -290,7 +288,9 @@ private:
     }
 };
 
-std::unique_ptr<Backend> make_mpiio(const BackendConfig& cfg) { return std::make_unique<MpiioBackend>(cfg); }
+std::unique_ptr<Backend> make_mpiio(const BackendConfig& cfg) {
+    return std::make_unique<LibraryBackend<MpiioFile>>("mpiio", ".bin", cfg);
+}
 std::string mpiio_version() { return mpi_library_version() + " (MPI-IO)"; }
 
 }  // namespace

@@ -69,18 +69,16 @@ void check(int status, const std::string& what, const std::string& hint = {}) {
                              : hint);
 }
 
-class Netcdf4Backend : public Backend {
+class Netcdf4File : public File {
 public:
-    explicit Netcdf4Backend(const BackendConfig& cfg) : cfg_(cfg) {}
-    ~Netcdf4Backend() override {
+    explicit Netcdf4File(const BackendConfig& cfg) : cfg_(cfg) {}
+    ~Netcdf4File() override {
         if (ncid_ >= 0) nc_close(ncid_);
     }
 
-    std::string name() const override { return "netcdf4"; }
     std::string library() const override { return libvers(); }
-    std::string extension() const override { return ".nc"; }
 
-    void create(const std::string& path, const FileSpec& spec, MPI_Comm comm) override {
+    void create(const std::string& path, const FileSpec& spec, MPI_Comm comm) {
         path_ = path;
         spec_ = spec;
         comm_ = comm;
@@ -140,7 +138,7 @@ public:
         nrec_.assign(spec.vars.size(), 0);
     }
 
-    void open(const std::string& path, const FileSpec& spec, MPI_Comm comm) override {
+    void open(const std::string& path, const FileSpec& spec, MPI_Comm comm) {
         path_ = path;
         spec_ = spec;
         comm_ = comm;
@@ -298,7 +296,9 @@ private:
     std::vector<std::size_t> nrec_;  // records known to exist, per variable
 };
 
-std::unique_ptr<Backend> make(const BackendConfig& cfg) { return std::make_unique<Netcdf4Backend>(cfg); }
+std::unique_ptr<Backend> make(const BackendConfig& cfg) {
+    return std::make_unique<LibraryBackend<Netcdf4File>>("netcdf4", ".nc", cfg);
+}
 
 }  // namespace
 

@@ -74,20 +74,17 @@ Api parse_api(const std::string& s) {
     throw Error("pnetcdf: api '" + s + "' is not known", "choose one of: varn (default), blocking, vard");
 }
 
-class PnetcdfBackend : public Backend {
+class PnetcdfFile : public File {
 public:
-    explicit PnetcdfBackend(const BackendConfig& cfg) : cfg_(cfg), api_(parse_api(cfg.param("pnetcdf.api", "varn"))) {}
-    ~PnetcdfBackend() override {
+    explicit PnetcdfFile(const BackendConfig& cfg) : cfg_(cfg), api_(parse_api(cfg.param("pnetcdf.api", "varn"))) {}
+    ~PnetcdfFile() override {
         if (ncid_ >= 0) ncmpi_abort(ncid_);  // only on an error path
         if (empty_ != MPI_DATATYPE_NULL) MPI_Type_free(&empty_);
     }
 
-    std::string name() const override { return "pnetcdf"; }
     std::string library() const override { return pnetcdf_version(); }
-    std::string extension() const override { return ".nc"; }
 
-    void create(const std::string& path, const FileSpec& spec, MPI_Comm comm) override {
-        busy_check(path);
+    void create(const std::string& path, const FileSpec& spec, MPI_Comm comm) {
         path_ = path;
         spec_ = spec;
         int err = ncmpi_create(comm, path.c_str(), NC_CLOBBER | NC_64BIT_DATA, cfg_.hints, &ncid_);
@@ -123,8 +120,7 @@ public:
         after_open();
     }
 
-    void open(const std::string& path, const FileSpec& spec, MPI_Comm comm) override {
-        busy_check(path);
+    void open(const std::string& path, const FileSpec& spec, MPI_Comm comm) {
         path_ = path;
         spec_ = spec;
         int err = ncmpi_open(comm, path.c_str(), NC_NOWRITE, cfg_.hints, &ncid_);
@@ -232,10 +228,6 @@ private:
             MPI_Type_commit(&empty_);
         }
         return empty_;
-    }
-
-    void busy_check(const std::string& path) const {
-        if (ncid_ >= 0) throw Error("pnetcdf: cannot use " + path + " while " + path_ + " is open");
     }
 
     void after_open() {
@@ -455,7 +447,9 @@ private:
     }
 };
 
-std::unique_ptr<Backend> make_pnetcdf(const BackendConfig& cfg) { return std::make_unique<PnetcdfBackend>(cfg); }
+std::unique_ptr<Backend> make_pnetcdf(const BackendConfig& cfg) {
+    return std::make_unique<LibraryBackend<PnetcdfFile>>("pnetcdf", ".nc", cfg);
+}
 
 }  // namespace
 

@@ -35,18 +35,20 @@ struct Pending {
 
 using Seq = std::vector<const Selection*>;  // the selections one variable was put with in one record
 
-class BlobBackend final : public Backend {
+// One blob output open: this rank's group, its subfile (a File of the
+// library, opened at the first flush when writing) and the blocks to record.
+class BlobFile final : public File {
 public:
-    BlobBackend(std::unique_ptr<Backend> inner, int subfiles) : inner_(std::move(inner)), requested_(subfiles) {}
-    ~BlobBackend() override {
+    BlobFile(Backend& library, int subfiles) : lib_(library), requested_(subfiles) {}
+    ~BlobFile() override {
         if (group_ != MPI_COMM_NULL) MPI_Comm_free(&group_);
     }
 
-    std::string name() const override { return inner_->name(); }
-    std::string library() const override { return inner_->library(); }
-    std::string extension() const override { return inner_->extension(); }
+    std::string library() const override {
+        return subfile_ ? subfile_->library() : backend_info(lib_.name()).library_version();
+    }
 
-    void create(const std::string& path, const FileSpec& spec, MPI_Comm comm) override {
+    void create(const std::string& path, const FileSpec& spec, MPI_Comm comm) {
         start(path, spec, comm, true);
         make_groups();
         collective_step(comm_, [&] {
@@ -56,7 +58,7 @@ public:
 
     void define(const FileSpec& spec) override { spec_ = spec; }
 
-    void open(const std::string& path, const FileSpec& spec, MPI_Comm comm) override {
+    void open(const std::string& path, const FileSpec& spec, MPI_Comm comm) {
         start(path, spec, comm, false);
         BlobIndex x = read_blob_index(path, comm);
         if (x.writers != size_)
@@ -64,8 +66,8 @@ public:
                             std::to_string(size_),
                         "read it with " + std::to_string(x.writers) +
                             " processes, or rebuild the canonical file with blob_replay and read that");
-        if (x.library != inner_->name())
-            throw Error(path + " holds " + x.library + " subfiles, not " + inner_->name(), "use -a " + x.library);
+        if (x.library != lib_.name())
+            throw Error(path + " holds " + x.library + " subfiles, not " + lib_.name(), "use -a " + x.library);
         if (x.spec.vars.size() != spec.vars.size())
             throw Error(path + " holds " + std::to_string(x.spec.vars.size()) + " variables, the plan " +
                         std::to_string(spec.vars.size()), "read it with the case it was written with");
@@ -84,7 +86,7 @@ public:
         sub_ = x.subfiles[k];
         gindex_ = k;
         layout_ = blob_subfile_spec(spec_, sub_, k, nsubfiles_);
-        inner_->open(blob_subfile_path(dir_, k, x.extension), layout_.spec, group_);
+        subfile_ = lib_.open(blob_subfile_path(dir_, k, x.extension), layout_.spec, group_);
         make_slices();
         // this rank's blocks, to check that reads ask for what was written
         my_blocks_.assign(sub_.sels.size(), {});
@@ -92,9 +94,9 @@ public:
             const BlobSel& b = sub_.sels[s];
             my_blocks_[s].resize(static_cast<std::size_t>(b.nblocks[grank_] * 2 * b.ndims));
             if (layout_.blocks_index[s] >= 0)
-                inner_->get(layout_.blocks_index[s], *block_slices_[s], 0, my_blocks_[s].data());
+                subfile_->get(layout_.blocks_index[s], *block_slices_[s], 0, my_blocks_[s].data());
         }
-        inner_->flush();
+        subfile_->flush();
         defined_ = true;
     }
 
@@ -111,7 +113,7 @@ public:
         if (writing_) {
             if (!defined_) define_subfile();
             write_pending();
-            inner_->flush();
+            subfile_->flush();
         } else {
             read_pending();
         }
@@ -122,7 +124,7 @@ public:
 
     void close() override {
         if (writing_ && !defined_) define_subfile();
-        inner_->close();
+        subfile_->close();
         if (writing_) write_index();
         MPI_Comm_free(&group_);
         group_ = MPI_COMM_NULL;
@@ -132,8 +134,8 @@ public:
         keep_.clear();
     }
 
-    MPI_Info info_in_effect() override { return inner_->info_in_effect(); }
-    BackendStats stats() const override { return inner_->stats(); }
+    MPI_Info info_in_effect() override { return subfile_ ? subfile_->info_in_effect() : MPI_INFO_NULL; }
+    BackendStats stats() const override { return subfile_ ? subfile_->stats() : BackendStats{}; }
 
 private:
     void start(const std::string& path, const FileSpec& spec, MPI_Comm comm, bool writing) {
@@ -248,8 +250,8 @@ private:
             sub_.sels.push_back(std::move(b));
         }
         layout_ = blob_subfile_spec(spec_, sub_, gindex_, nsubfiles_);
-        inner_->create(blob_subfile_path(dir_, gindex_, inner_->extension()), layout_.spec, group_);
-        inner_->define(layout_.spec);
+        subfile_ = lib_.create(blob_subfile_path(dir_, gindex_, lib_.extension()), layout_.spec, group_);
+        subfile_->define(layout_.spec);
         make_slices();
         // the library may byte-swap a put buffer in place until the flush
         // (PnetCDF does): write a copy, keep my_blocks_ for the checks
@@ -257,7 +259,7 @@ private:
         blocks_out_ = std::move(ints);
         for (std::size_t s = 0; s < nsel; ++s)
             if (layout_.blocks_index[s] >= 0)
-                inner_->put(layout_.blocks_index[s], *block_slices_[s], 0, blocks_out_[s].data());
+                subfile_->put(layout_.blocks_index[s], *block_slices_[s], 0, blocks_out_[s].data());
         defined_ = true;
     }
 
@@ -325,7 +327,7 @@ private:
                 }
                 data = keep_.back().data();
             }
-            inner_->put(layout_.var_index[v], *slices_[v], pending_[i].record, data);
+            subfile_->put(layout_.var_index[v], *slices_[v], pending_[i].record, data);
         });
     }
 
@@ -345,9 +347,9 @@ private:
                 scatter.push_back({i, j, keep_.size() - 1});
                 into = keep_.back().data();
             }
-            inner_->get(layout_.var_index[v], *slices_[v], pending_[i].record, into);
+            subfile_->get(layout_.var_index[v], *slices_[v], pending_[i].record, into);
         });
-        inner_->flush();
+        subfile_->flush();
         for (const Scatter& s : scatter) {
             const std::size_t esz = dtype_size(spec_.vars[static_cast<std::size_t>(pending_[s.i].var)].type);
             const unsigned char* at = keep_[s.temp].data();
@@ -379,8 +381,8 @@ private:
             if (rank_ != 0) return;
             BlobIndex x;
             x.spec = spec_;
-            x.library = inner_->name();
-            x.extension = inner_->extension();
+            x.library = lib_.name();
+            x.extension = lib_.extension();
             x.writers = size_;
             x.nrecords = maxrec;
             x.subfiles.resize(nsubfiles_);
@@ -404,7 +406,8 @@ private:
     }
 
 private:
-    std::unique_ptr<Backend> inner_;
+    Backend& lib_;                    // the library the subfiles are written with
+    std::unique_ptr<File> subfile_;   // this group's subfile
     int requested_;
     MPI_Comm comm_ = MPI_COMM_NULL, group_ = MPI_COMM_NULL;
     int rank_ = 0, size_ = 1, grank_ = 0, gsize_ = 1;
@@ -420,6 +423,28 @@ private:
     std::vector<std::shared_ptr<Selection>> slices_, block_slices_;
     std::vector<Pending> pending_;
     std::vector<std::vector<unsigned char>> keep_;
+};
+
+class BlobBackend final : public Backend {
+public:
+    BlobBackend(std::unique_ptr<Backend> inner, int subfiles) : inner_(std::move(inner)), subfiles_(subfiles) {}
+
+    std::string name() const override { return inner_->name(); }
+    std::string extension() const override { return inner_->extension(); }
+    std::unique_ptr<File> create(const std::string& path, const FileSpec& spec, MPI_Comm comm) override {
+        auto f = std::make_unique<BlobFile>(*inner_, subfiles_);
+        f->create(path, spec, comm);
+        return f;
+    }
+    std::unique_ptr<File> open(const std::string& path, const FileSpec& spec, MPI_Comm comm) override {
+        auto f = std::make_unique<BlobFile>(*inner_, subfiles_);
+        f->open(path, spec, comm);
+        return f;
+    }
+
+private:
+    std::unique_ptr<Backend> inner_;
+    int subfiles_;
 };
 
 }  // namespace

@@ -51,19 +51,18 @@ void check_mpi(int err, const std::string& what) {
                 "check the output directory and free space");
 }
 
-class LogBackend final : public Backend {
+// One log output open: this rank's group, its log file and the index.
+class LogFile final : public File {
 public:
-    LogBackend(int subfiles, MPI_Info hints) : requested_(subfiles), hints_(hints) {}
-    ~LogBackend() override {
+    LogFile(int subfiles, MPI_Info hints) : requested_(subfiles), hints_(hints) {}
+    ~LogFile() override {
         if (fh_ != MPI_FILE_NULL) MPI_File_close(&fh_);
         if (group_ != MPI_COMM_NULL) MPI_Comm_free(&group_);
     }
 
-    std::string name() const override { return "log"; }
     std::string library() const override { return mpi_library() + " (native log layout)"; }
-    std::string extension() const override { return ".log"; }
 
-    void create(const std::string& path, const FileSpec& spec, MPI_Comm comm) override {
+    void create(const std::string& path, const FileSpec& spec, MPI_Comm comm) {
         start(path, spec, comm, true);
         ProcessGroups g = split_into_groups(comm_, requested_);
         group_ = g.comm;
@@ -80,7 +79,7 @@ public:
 
     void define(const FileSpec& spec) override { spec_ = spec; }
 
-    void open(const std::string& path, const FileSpec& spec, MPI_Comm comm) override {
+    void open(const std::string& path, const FileSpec& spec, MPI_Comm comm) {
         start(path, spec, comm, false);
         LogIndex x = read_log_index(path, comm);
         if (x.writers != size_)
@@ -276,6 +275,28 @@ private:
     std::map<std::pair<std::int64_t, std::int64_t>, std::vector<std::size_t>> lookup_;
     std::map<std::pair<std::int64_t, std::int64_t>, std::size_t> seen_;
     std::vector<Pending> pending_;
+};
+
+class LogBackend final : public Backend {
+public:
+    LogBackend(int subfiles, MPI_Info hints) : subfiles_(subfiles), hints_(hints) {}
+
+    std::string name() const override { return "log"; }
+    std::string extension() const override { return ".log"; }
+    std::unique_ptr<File> create(const std::string& path, const FileSpec& spec, MPI_Comm comm) override {
+        auto f = std::make_unique<LogFile>(subfiles_, hints_);
+        f->create(path, spec, comm);
+        return f;
+    }
+    std::unique_ptr<File> open(const std::string& path, const FileSpec& spec, MPI_Comm comm) override {
+        auto f = std::make_unique<LogFile>(subfiles_, hints_);
+        f->open(path, spec, comm);
+        return f;
+    }
+
+private:
+    int subfiles_;
+    MPI_Info hints_;
 };
 
 }  // namespace

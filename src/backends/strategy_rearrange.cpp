@@ -33,26 +33,24 @@ struct Route {
     std::shared_ptr<Selection> agg;          // aggregator's selection (empty elsewhere)
 };
 
-class RearrangeBackend final : public Backend {
+// One file open through the rearranger: the library's own file plus the
+// exchange plans of the selections seen so far.
+class RearrangeFile final : public File {
 public:
-    RearrangeBackend(std::unique_ptr<Backend> inner, int aggregators)
-        : inner_(std::move(inner)), requested_(aggregators) {}
+    explicit RearrangeFile(int aggregators) : requested_(aggregators) {}
 
-    std::string name() const override { return inner_->name(); }
-    std::string library() const override { return inner_->library(); }
-    std::string extension() const override { return inner_->extension(); }
-
-    void create(const std::string& path, const FileSpec& spec, MPI_Comm comm) override {
+    void create(Backend& library, const std::string& path, const FileSpec& spec, MPI_Comm comm) {
         setup(comm);
         remember_sizes(spec);
-        inner_->create(path, spec, comm);
+        inner_ = library.create(path, spec, comm);
+    }
+    void open(Backend& library, const std::string& path, const FileSpec& spec, MPI_Comm comm) {
+        setup(comm);
+        remember_sizes(spec);
+        inner_ = library.open(path, spec, comm);
     }
     void define(const FileSpec& spec) override { inner_->define(spec); }
-    void open(const std::string& path, const FileSpec& spec, MPI_Comm comm) override {
-        setup(comm);
-        remember_sizes(spec);
-        inner_->open(path, spec, comm);
-    }
+    std::string library() const override { return inner_->library(); }
 
     void put(int var, const Selection& sel, std::int64_t record, const void* buf) override {
         const Route& r = route(sel);
@@ -252,7 +250,7 @@ public:
     }
 
 private:
-    std::unique_ptr<Backend> inner_;
+    std::unique_ptr<File> inner_;
     int requested_;
     MPI_Comm comm_ = MPI_COMM_NULL;
     int rank_ = 0, size_ = 1;
@@ -261,6 +259,29 @@ private:
     std::vector<std::size_t> var_sizes_;
     std::vector<std::unique_ptr<unsigned char[]>> keep_;
     std::vector<Pending> pending_;
+};
+
+class RearrangeBackend final : public Backend {
+public:
+    RearrangeBackend(std::unique_ptr<Backend> inner, int aggregators)
+        : inner_(std::move(inner)), aggregators_(aggregators) {}
+
+    std::string name() const override { return inner_->name(); }
+    std::string extension() const override { return inner_->extension(); }
+    std::unique_ptr<File> create(const std::string& path, const FileSpec& spec, MPI_Comm comm) override {
+        auto f = std::make_unique<RearrangeFile>(aggregators_);
+        f->create(*inner_, path, spec, comm);
+        return f;
+    }
+    std::unique_ptr<File> open(const std::string& path, const FileSpec& spec, MPI_Comm comm) override {
+        auto f = std::make_unique<RearrangeFile>(aggregators_);
+        f->open(*inner_, path, spec, comm);
+        return f;
+    }
+
+private:
+    std::unique_ptr<Backend> inner_;
+    int aggregators_;
 };
 
 }  // namespace

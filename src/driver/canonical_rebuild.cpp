@@ -41,9 +41,10 @@ void CanonicalRebuild::write(const FileSpec& spec_in, std::int64_t nrecords, con
     files.claim(output_);
     FileSpec spec = spec_in;
     spec.path = output_;
-    std::unique_ptr<Backend> out = driver_->make_stack();
+    std::unique_ptr<Backend> library = driver_->make_stack();
+    std::unique_ptr<File> out;
     collective_step(comm_, [&] {
-        out->create(output_, spec, comm_);
+        out = library->create(output_, spec, comm_);
         out->define(spec);
     });
     // One pass per flush group: the fixed-size variables, then each record.

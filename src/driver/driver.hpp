@@ -101,7 +101,8 @@ public:
     // Whether the chosen backend or strategy has this --param key.
     bool has_param(const std::string& key) const;
 
-    // A fresh I/O stack (one per file held open at once).
+    // The I/O stack (strategy around backend) of this run: it opens any number
+    // of files, each an independent File; keep it alive while they are open.
     std::unique_ptr<Backend> make_stack();
 
     OutputFiles& outputs();  // created by parse()

@@ -124,6 +124,7 @@ private:
 
     MPI_Comm comm_;
     Backend& be_;
+    std::unique_ptr<File> file_;  // open from begin() on; kept after close for its stats
     const RunOptions& opt_;
     const FilePlan& plan_;
     bool writing_;
@@ -258,9 +259,9 @@ void FileRun::check_field(const Request& q, int v, const void* buf) {
 void FileRun::post_struct(const Request& q, void* base, std::vector<Staged>& staging) {
     StructBuffer b{plan_.memory_struct, plan_.struct_offsets(), plan_.struct_size(), base};
     // Library calls, as the backend counts them: one per dataset touched.
-    auto library_calls = [&] { return writing_ ? be_.stats().calls_put : be_.stats().calls_get; };
+    auto library_calls = [&] { return writing_ ? file_->stats().calls_put : file_->stats().calls_get; };
     const std::uint64_t before = library_calls();
-    if (writing_ ? be_.put_struct(b, *q.sel, q.record) : be_.get_struct(b, *q.sel, q.record)) {
+    if (writing_ ? file_->put_struct(b, *q.sel, q.record) : file_->get_struct(b, *q.sel, q.record)) {
         ++struct_native_;
         calls_ += library_calls() - before;
         return;
@@ -273,9 +274,9 @@ void FileRun::post_struct(const Request& q, void* base, std::vector<Staged>& sta
         void* field = staging.back().data.data();
         if (writing_) {
             struct_to_packed(base, b.stride, b.offsets[k], elem, n, field);
-            be_.put(b.vars[k], *q.sel, q.record, field);
+            file_->put(b.vars[k], *q.sel, q.record, field);
         } else {
-            be_.get(b.vars[k], *q.sel, q.record, field);
+            file_->get(b.vars[k], *q.sel, q.record, field);
         }
         ++calls_;
     }
@@ -303,8 +304,7 @@ void FileRun::begin(const std::string& path) {
     const FileSpec& spec = plan_.spec;
     collective_step(comm_, [&] {
         timer_.start("open");
-        if (writing_) be_.create(path, spec, comm_);
-        else be_.open(path, spec, comm_);
+        file_ = writing_ ? be_.create(path, spec, comm_) : be_.open(path, spec, comm_);
         timer_.stop();
     });
     note_files_open(+1);  // from here a failed step abandons the job (collective.hpp)
@@ -313,12 +313,12 @@ void FileRun::begin(const std::string& path) {
         collective_step(comm_, [&] {
             naming_full_disk(path, [&] {
                 timer_.start("define");
-                be_.define(spec);
+                file_->define(spec);
                 timer_.stop();
             });
         });
     }
-    hints_ = be_.info_in_effect();
+    hints_ = file_->info_in_effect();
 }
 
 void FileRun::step(int first_rec, int last_rec, bool with_fixed) {
@@ -340,13 +340,13 @@ void FileRun::step(int first_rec, int last_rec, bool with_fixed) {
                     bytes_ += q.sel->elements() * plan_.struct_size();
                     continue;
                 }
-                if (writing_) be_.put(q.var, *q.sel, q.record, arena.data(q.slice));
-                else be_.get(q.var, *q.sel, q.record, arena.data(q.slice));
+                if (writing_) file_->put(q.var, *q.sel, q.record, arena.data(q.slice));
+                else file_->get(q.var, *q.sel, q.record, arena.data(q.slice));
                 bytes_ += q.sel->elements() * dtype_size(var.type);
                 ++calls_;
             }
             timer_.start("flush");
-            be_.flush();
+            file_->flush();
             if (!writing_) unpack_staged(staging);  // the application's own copy: I/O time
             timer_.stop();
             ++flushes_;
@@ -363,7 +363,7 @@ FileOutcome FileRun::finish(const std::string& path) {
     collective_step(comm_, [&] {
         naming_full_disk(writing_ ? path : std::string(), [&] {
             timer_.start("close");
-            be_.close();
+            file_->close();
             timer_.stop();
         });
     });
@@ -379,7 +379,7 @@ void FileRun::report(const std::string& path, FileOutcome& out) {
     const char* post = writing_ ? "post" : "post_read";
     const double io = timer_.seconds("open") + timer_.seconds("define") + timer_.seconds(post) +
                       timer_.seconds("flush") + timer_.seconds("close");
-    const auto lib = be_.stats();
+    const auto lib = file_->stats();
     std::vector<double> local = {static_cast<double>(plan_.requests), static_cast<double>(bytes_),
                                  io, timer_.seconds(post) + timer_.seconds("flush"),
                                  static_cast<double>(peak_rss_bytes()),
@@ -410,7 +410,7 @@ void FileRun::report(const std::string& path, FileOutcome& out) {
         m.label = spec.label;
         m.path = path;
         m.backend = be_.name();
-        m.library = be_.library();
+        m.library = file_->library();
         m.variables = spec.vars.size();
         m.attributes = spec.attribute_count();
         m.records = plan_.nrecords;

@@ -37,7 +37,7 @@ struct Writer {
 };
 
 struct Reader {
-    std::unique_ptr<Backend> be;
+    std::unique_ptr<File> file;  // one subfile, opened by this rank alone
     BlobSubfileSpec layout;
     std::vector<std::shared_ptr<Selection>> keep;  // the posted gets' selections live until their flush
 };
@@ -60,7 +60,8 @@ void replay(int argc, char** argv, MPI_Comm comm) {
     const auto [lo, hi] = rb.share(all.size());
 
     // Open the subfiles I need, on my own, and read my writers' blocks.
-    BackendConfig in_cfg;
+    // One backend of the subfiles' library holds every subfile this rank reads open at once.
+    const std::unique_ptr<Backend> library = make_backend(x.library, BackendConfig{});
     std::map<std::size_t, Reader> readers;
     std::vector<Writer> writers;
     collective_step(comm, [&] {
@@ -68,9 +69,8 @@ void replay(int argc, char** argv, MPI_Comm comm) {
             const std::size_t k = all[w].first;
             if (!readers.count(k)) {
                 Reader r;
-                r.be = make_backend(x.library, in_cfg);
                 r.layout = blob_subfile_spec(x.spec, x.subfiles[k], k, x.subfiles.size());
-                r.be->open(blob_subfile_path(input, k, x.extension), r.layout.spec, MPI_COMM_SELF);
+                r.file = library->open(blob_subfile_path(input, k, x.extension), r.layout.spec, MPI_COMM_SELF);
                 readers.emplace(k, std::move(r));
             }
         }
@@ -86,7 +86,7 @@ void replay(int argc, char** argv, MPI_Comm comm) {
                 if (r.layout.blocks_index[s] < 0 || n == 0) continue;
                 auto sl = slice(static_cast<std::uint64_t>(blob_block_offset(b, b.nblocks.size())),
                                 blob_block_offset(b, wr.pos), n);
-                r.be->get(r.layout.blocks_index[s], *sl, 0, wr.blocks[s].data());
+                r.file->get(r.layout.blocks_index[s], *sl, 0, wr.blocks[s].data());
                 r.keep.push_back(sl);
             }
             wr.slice.resize(x.spec.vars.size());
@@ -97,7 +97,7 @@ void replay(int argc, char** argv, MPI_Comm comm) {
             }
             writers.push_back(std::move(wr));
         }
-        for (auto& kv : readers) kv.second.be->flush();
+        for (auto& kv : readers) kv.second.file->flush();
     });
 
     // My canonical selection per variable: my writers' blocks in order.
@@ -142,13 +142,13 @@ void replay(int argc, char** argv, MPI_Comm comm) {
         for (const Writer& w : writers) {
             if (!w.slice[v]) continue;
             Reader& r = readers.at(w.subfile);
-            r.be->get(r.layout.var_index[v], *w.slice[v], rec, buf.data() + at);
+            r.file->get(r.layout.var_index[v], *w.slice[v], rec, buf.data() + at);
             at += w.slice[v]->elements() * esz;
         }
         return *sel[v];
     };
-    rb.write(x.spec, x.nrecords, fill, [&] { for (auto& kv : readers) kv.second.be->flush(); },
-             [&] { for (auto& kv : readers) kv.second.be->close(); });
+    rb.write(x.spec, x.nrecords, fill, [&] { for (auto& kv : readers) kv.second.file->flush(); },
+             [&] { for (auto& kv : readers) kv.second.file->close(); });
     rb.report({{"Subfile library", x.library},
                {"Writer processes", with_commas(static_cast<std::uint64_t>(x.writers))},
                {"Subfiles", with_commas(static_cast<std::uint64_t>(x.subfiles.size()))}});

@@ -122,27 +122,29 @@ inline std::vector<char> expected(const Case& c, int var, int rec) {
     return b;
 }
 
-inline void write_case(iok::Backend& be, const Case& c) {
-    be.create(c.spec.path, c.spec, MPI_COMM_WORLD);
-    be.define(c.spec);
+// Returns the file\'s statistics after close.
+inline iok::BackendStats write_case(iok::Backend& be, const Case& c) {
+    const std::unique_ptr<iok::File> f = be.create(c.spec.path, c.spec, MPI_COMM_WORLD);
+    f->define(c.spec);
     std::vector<std::vector<char>> keep;  // buffers live until flush
     for (int r = 0; r < kRecords; ++r) {
         for (std::size_t v = 0; v < c.spec.vars.size(); ++v) {
             const bool rec = c.spec.vars[v].is_record(c.spec);
             if (!rec && r > 0) continue;
             keep.push_back(expected(c, static_cast<int>(v), rec ? r : 0));
-            be.put(static_cast<int>(v), c.sel[v], rec ? r : -1, keep.back().data());
+            f->put(static_cast<int>(v), c.sel[v], rec ? r : -1, keep.back().data());
         }
-        be.flush();
+        f->flush();
         keep.clear();
     }
-    be.close();
+    f->close();
+    return f->stats();
 }
 
 // Reads everything back through the backend; returns the number of elements
 // (over all variables and records) that differ from what was written.
-inline std::uint64_t read_mismatches(iok::Backend& be, const Case& c) {
-    be.open(c.spec.path, c.spec, MPI_COMM_WORLD);
+inline std::uint64_t read_mismatches(iok::Backend& be, const Case& c, iok::BackendStats* stats = nullptr) {
+    const std::unique_ptr<iok::File> f = be.open(c.spec.path, c.spec, MPI_COMM_WORLD);
     std::vector<std::vector<char>> got;
     std::vector<std::pair<int, int>> which;
     for (int r = 0; r < kRecords; ++r)
@@ -155,10 +157,11 @@ inline std::uint64_t read_mismatches(iok::Backend& be, const Case& c) {
         }
     for (std::size_t i = 0; i < got.size(); ++i) {
         auto [v, r] = which[i];
-        be.get(v, c.sel[v], c.spec.vars[v].is_record(c.spec) ? r : -1, got[i].data());
+        f->get(v, c.sel[v], c.spec.vars[v].is_record(c.spec) ? r : -1, got[i].data());
     }
-    be.flush();
-    be.close();
+    f->flush();
+    f->close();
+    if (stats) *stats = f->stats();
     std::uint64_t bad = 0;
     for (std::size_t i = 0; i < got.size(); ++i) {
         auto [v, r] = which[i];

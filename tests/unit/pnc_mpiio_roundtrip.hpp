@@ -155,31 +155,33 @@ inline bool is_rec(const Case& c, std::size_t v) { return c.spec.vars[v].is_reco
 // Fixed-size variables first, then every record; one flush at the very end
 // when `flush_each_record` is false, so several records' requests are pending
 // at once (the record index of the shared start arrays changes under them).
-inline void write_case(iok::Backend& be, const Case& c, bool flush_each_record = false) {
-    be.create(c.spec.path, c.spec, MPI_COMM_WORLD);
-    be.define(c.spec);
+// Returns the file\'s statistics after close.
+inline iok::BackendStats write_case(iok::Backend& be, const Case& c, bool flush_each_record = false) {
+    const std::unique_ptr<iok::File> f = be.create(c.spec.path, c.spec, MPI_COMM_WORLD);
+    f->define(c.spec);
     std::vector<std::vector<char>> keep;  // buffers live until flush
     for (std::size_t v = 0; v < c.spec.vars.size(); ++v)
         if (!is_rec(c, v)) {
             keep.push_back(expected(c, static_cast<int>(v), 0));
-            be.put(static_cast<int>(v), c.sel[v], -1, keep.back().data());
+            f->put(static_cast<int>(v), c.sel[v], -1, keep.back().data());
         }
     for (int r = 0; r < kRecords; ++r) {
         for (std::size_t v = 0; v < c.spec.vars.size(); ++v)
             if (is_rec(c, v)) {
                 keep.push_back(expected(c, static_cast<int>(v), r));
-                be.put(static_cast<int>(v), c.sel[v], r, keep.back().data());
+                f->put(static_cast<int>(v), c.sel[v], r, keep.back().data());
             }
-        if (flush_each_record) be.flush();
+        if (flush_each_record) f->flush();
     }
-    be.flush();
-    be.close();
+    f->flush();
+    f->close();
+    return f->stats();
 }
 
 // Reads everything back through the backend; returns the number of elements,
 // summed over all ranks, that differ from what was written.
-inline std::uint64_t read_mismatches(iok::Backend& be, const Case& c) {
-    be.open(c.spec.path, c.spec, MPI_COMM_WORLD);
+inline std::uint64_t read_mismatches(iok::Backend& be, const Case& c, iok::BackendStats* stats = nullptr) {
+    const std::unique_ptr<iok::File> f = be.open(c.spec.path, c.spec, MPI_COMM_WORLD);
     std::vector<std::vector<char>> got;
     std::vector<std::pair<int, int>> which;
     for (int r = 0; r < kRecords; ++r)
@@ -187,10 +189,11 @@ inline std::uint64_t read_mismatches(iok::Backend& be, const Case& c) {
             if (!is_rec(c, v) && r > 0) continue;
             got.emplace_back(expected(c, static_cast<int>(v), r).size(), '\x7f');
             which.emplace_back(static_cast<int>(v), r);
-            be.get(static_cast<int>(v), c.sel[v], is_rec(c, v) ? r : -1, got.back().data());
+            f->get(static_cast<int>(v), c.sel[v], is_rec(c, v) ? r : -1, got.back().data());
         }
-    be.flush();
-    be.close();
+    f->flush();
+    f->close();
+    if (stats) *stats = f->stats();
     std::uint64_t bad = 0;
     for (std::size_t i = 0; i < got.size(); ++i) {
         auto [v, r] = which[i];

@@ -46,12 +46,13 @@ TEST_P(MpiioRoundTrip, WritesTheRawLayoutAndReadsItBack) {
         out_dir() + std::string("/mpiio_") + (coll ? "coll" : "indep") + (agg ? "_agg" : "") + ".bin";
     Case c = make_case(path);
     auto w = make(coll, coll ? "1" : "0", agg);
-    write_case(*w, c);
-    EXPECT_EQ(w->stats().bytes_put, expected_bytes(c));
-    EXPECT_EQ(w->stats().calls_put, 8u + 7u * kRecords);
+    const iok::BackendStats w_stats = write_case(*w, c);
+    EXPECT_EQ(w_stats.bytes_put, expected_bytes(c));
+    EXPECT_EQ(w_stats.calls_put, 8u + 7u * kRecords);
     auto r = make(coll, "0", agg);
-    EXPECT_EQ(read_mismatches(*r, c), 0u);
-    EXPECT_EQ(r->stats().bytes_get, expected_bytes(c));
+    iok::BackendStats r_stats;
+    EXPECT_EQ(read_mismatches(*r, c, &r_stats), 0u);
+    EXPECT_EQ(r_stats.bytes_get, expected_bytes(c));
 
     // The bytes where raw_layout says they are (checked without MPI).
     const iok::RawLayout l = iok::raw_layout(c.spec);
@@ -80,23 +81,23 @@ TEST(MpiioBackend, AggregatedBatchWithTheSameVariableTwice) {
     // that the view's displacements stay monotonic.
     Case c = make_case(out_dir() + "/mpiio_twice.bin");
     auto w = make(true, "0", true);
-    w->create(c.spec.path, c.spec, MPI_COMM_WORLD);
+    auto wf = w->create(c.spec.path, c.spec, MPI_COMM_WORLD);
     const int area = 2;
     auto holes = rank() == 0 ? Selection::from_runs({kCol}, {{5, 2}, {0, 2}}) : Selection({kCol});
     auto data = expected(c, area, 0);
     std::vector<float> fill(4, 1e20f);
-    w->put(area, c.sel[area], -1, data.data());
-    w->put(area, holes, -1, fill.data());
-    w->flush();
-    w->close();
+    wf->put(area, c.sel[area], -1, data.data());
+    wf->put(area, holes, -1, fill.data());
+    wf->flush();
+    wf->close();
     auto r = make(true, "0", true);
-    r->open(c.spec.path, c.spec, MPI_COMM_WORLD);
+    auto rf = r->open(c.spec.path, c.spec, MPI_COMM_WORLD);
     std::vector<float> all(kCol, -1);
     // elements 0..8: element 9 was never written and lies past the file's end
     auto whole = rank() == 0 ? Selection::from_runs({kCol}, {{0, 9}}) : Selection({kCol});
-    r->get(area, whole, -1, all.data());
-    r->flush();
-    r->close();
+    rf->get(area, whole, -1, all.data());
+    rf->flush();
+    rf->close();
     if (rank() == 0) {
         EXPECT_EQ(all[0], 1e20f);
         EXPECT_EQ(all[6], 1e20f);
@@ -122,26 +123,26 @@ TEST(MpiioBackend, ShortFileIsAnErrorNotStaleData) {
     if (rank() == 0) std::filesystem::resize_file(c.spec.path, l.file_bytes(kRecords - 1));
     MPI_Barrier(MPI_COMM_WORLD);
     auto r = make(true);
-    r->open(c.spec.path, c.spec, MPI_COMM_WORLD);
+    auto rf = r->open(c.spec.path, c.spec, MPI_COMM_WORLD);
     const int T = 12;
     std::vector<char> buf(std::max<std::uint64_t>(1, c.sel[T].elements()) * 4);
     // Only ranks holding part of T see the short read; all enter the call.
     bool threw = false;
     try {
-        r->get(T, c.sel[T], kRecords - 1, buf.data());
+        rf->get(T, c.sel[T], kRecords - 1, buf.data());
     } catch (const iok::Error& e) {
         threw = true;
         EXPECT_NE(std::string(e.what()).find("cannot read variable T record 2"), std::string::npos) << e.what();
     }
     EXPECT_EQ(threw, !c.sel[T].empty());
-    r->close();
+    rf->close();
 }
 
 TEST(MpiioBackend, CreateInMissingDirectorySaysWhatToDo) {
     Case c = make_case("/nonexistent_iok_dir/sub/out.bin");
     auto w = make(true);
     try {
-        w->create(c.spec.path, c.spec, MPI_COMM_WORLD);
+        auto wf = w->create(c.spec.path, c.spec, MPI_COMM_WORLD);
         FAIL() << "create in a missing directory succeeded";
     } catch (const iok::Error& e) {
         EXPECT_NE(std::string(e.what()).find("cannot create /nonexistent_iok_dir/sub/out.bin"), std::string::npos)
@@ -160,12 +161,12 @@ TEST(MpiioBackend, RejectsBadParameters) {
 TEST(MpiioBackend, LibraryNamesTheMpiioLayer) {
     Case c = make_case(out_dir() + "/mpiio_info.bin");
     auto w = make(true);
-    w->create(c.spec.path, c.spec, MPI_COMM_WORLD);
-    EXPECT_NE(w->library().find("MPI-IO layer"), std::string::npos) << w->library();
-    MPI_Info info = w->info_in_effect();
+    auto wf = w->create(c.spec.path, c.spec, MPI_COMM_WORLD);
+    EXPECT_NE(wf->library().find("MPI-IO layer"), std::string::npos) << wf->library();
+    MPI_Info info = wf->info_in_effect();
     ASSERT_NE(info, MPI_INFO_NULL);
     MPI_Info_free(&info);
-    w->close();
+    wf->close();
 }
 
 // --- the datatype builder, without I/O --------------------------------------

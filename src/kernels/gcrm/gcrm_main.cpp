@@ -85,13 +85,10 @@ void run(int argc, char** argv, MPI_Comm comm) {
     Measured m;
     m.nprocs = nprocs;
 
-    // Every file open at once holds its own stack and writer: a history file
-    // gets one record per dump, the grid and restart files theirs.
-    struct Open {
-        std::unique_ptr<Backend> backend;
-        std::unique_ptr<RecordWriter> writer;
-    };
-    std::map<std::size_t, Open> open;
+    // One I/O stack holds every file open at once, each with its writer: a
+    // history file gets one record per dump, the grid and restart files theirs.
+    const std::unique_ptr<Backend> stack = drv.make_stack();
+    std::map<std::size_t, std::unique_ptr<RecordWriter>> open;
     for (const Dump& d : plan.dumps) {
         if (o.read_only) break;
         MPI_Barrier(comm);
@@ -106,15 +103,11 @@ void run(int argc, char** argv, MPI_Comm comm) {
             const OutputFile& f = plan.files[i];
             const int k = static_cast<int>(std::find(f.dumps.begin(), f.dumps.end(), d.index) - f.dumps.begin());
             if (k == static_cast<int>(f.dumps.size())) continue;  // no record of this file at this dump
-            if (k == 0) {
-                Open& op = open[i];
-                op.backend = drv.make_stack();
-                op.writer = std::make_unique<RecordWriter>(comm, *op.backend, ropt, f.plan, f.path);
-            }
-            Open& op = open.at(i);
-            if (f.plan.nrecords > 0) op.writer->write(k, k + 1);
+            if (k == 0) open[i] = std::make_unique<RecordWriter>(comm, *stack, ropt, f.plan, f.path);
+            RecordWriter& writer = *open.at(i);
+            if (f.plan.nrecords > 0) writer.write(k, k + 1);
             if (k + 1 == static_cast<int>(f.dumps.size())) {
-                FileOutcome out = op.writer->close();
+                FileOutcome out = writer.close();
                 m.add(out);
                 drv.record(out);
                 open.erase(i);
@@ -131,8 +124,7 @@ void run(int argc, char** argv, MPI_Comm comm) {
         for (std::size_t i = 0; i < plan.files.size(); ++i) last[plan.files[i].path] = i;
         for (std::size_t i = 0; i < plan.files.size(); ++i) {
             if (last[plan.files[i].path] != i) continue;
-            std::unique_ptr<Backend> be = drv.make_stack();
-            FileOutcome r = Runner(comm, *be, ropt).read(plan.files[i].read_plan(), plan.files[i].path);
+            FileOutcome r = Runner(comm, *stack, ropt).read(plan.files[i].read_plan(), plan.files[i].path);
             m.add(r);
             drv.record(r);
         }
