@@ -200,8 +200,7 @@ class Versus:
         rec = {"id": run_id, "side": side, "tag": tag, "status": status, "returncode": rc, "wall_s": round(wall, 4),
                "command": argv, "cwd": str(rundir)}
         if status != "ok":
-            rec["error"] = launch.first_error(se.read_text(errors="replace").splitlines()[-20:]) or \
-                se.read_text(errors="replace").strip()[-200:]
+            rec["error"] = why_failed(se, so)
         print(f"[{self.count}] {case.label} [{side} {tag}] ... " +
               (f"{wall:.2f} s wall" if status == "ok" else f"{status.upper()}: {rec.get('error', '')}"), flush=True)
         return rec
@@ -282,6 +281,16 @@ class Versus:
         if case.reads:
             shutil.rmtree(Path(self.read_file).parent, ignore_errors=True)
         return summarize(case, runs)
+
+
+def why_failed(*logs):
+    """The program's own error line (not the launcher's MPI_ABORT banner), else the stderr tail."""
+    lines = [ln.strip() for f in logs for ln in f.read_text(errors="replace").splitlines()]
+    for ln in lines:
+        low = ln.lower()
+        if "error" in low and "errorcode" not in low and "mpi_abort" not in low:
+            return ln[:200]
+    return launch.first_error(lines[-20:]) or " ".join(lines[-3:])[:200]
 
 
 def verified(doc):
