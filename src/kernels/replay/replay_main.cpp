@@ -57,7 +57,7 @@ void run(int argc, char** argv, MPI_Comm comm) {
     app.add_flag("--reads,!--no-reads", opt.reads,
                  "also replay the captured reads (of bytes some rank wrote; a file only read is written first)")
         ->capture_default_str();
-    app.add_option("--file", opt.only, "replay only captured files whose name contains this text (repeatable)");
+    app.add_option("--file", opt.only, "replay only captured files whose name contains this text (repeatable; default: every file)");
     DriverDefaults defaults;
     defaults.backend = "mpiio";
     defaults.verify = true;
