@@ -81,7 +81,7 @@ TEST(GcrmInputs, ParamsSyntax) {
         "! comment\n LEVEL_MAX 6   ! trailing\nend_minutes 2\nend_seconds 5\n# hash comment\n"
         "physics_mode disabled_for_test\niotype blocking_independent\ncdf_output_frequency 30\n"
         "cdf_output_nsamples 2\ncdf_grid_option all_files\nrestart_interval 0\nrestart_overwrite true\n"
-        "io_config_file \"ZGrd.CP.lyr.fcfg.one\"\nunknown_key 7\n",
+        "io_config_file \"ZGrd.CP.lyr.fcfg.one\"\noutput_path ./\nio_procs 4\nread_restart .true.\n",
         "t.in");
     EXPECT_EQ(p.level_max, 6);
     EXPECT_EQ(p.end_seconds, 125);
@@ -96,6 +96,18 @@ TEST(GcrmInputs, ParamsSyntax) {
 
 TEST(GcrmInputs, ParamsErrors) {
     EXPECT_THROW(parse_params("iotype direct\n", "t.in"), iok::Error);
+    try {  // a typo is named, not ignored
+        parse_params("level_max 4\nend_minuts 2\n", "t.in");
+        FAIL();
+    } catch (const iok::Error& e) {
+        EXPECT_NE(std::string(e.what()).find("t.in:2: unknown parameter 'end_minuts'"), std::string::npos) << e.what();
+    }
+    try {  // the original GCRM's methods that GCRM-IO lacks say so
+        parse_params("iotype direct\n", "t.in");
+        FAIL();
+    } catch (const iok::Error& e) {
+        EXPECT_NE(std::string(e.what()).find("does not implement"), std::string::npos) << e.what();
+    }
     EXPECT_THROW(parse_params("level_max five\n", "t.in"), iok::Error);
     EXPECT_THROW(parse_params("cdf_grid_option some\n", "t.in"), iok::Error);
     EXPECT_THROW(parse_params("cdf_output_nsamples 0\n", "t.in"), iok::Error);

@@ -100,6 +100,9 @@ IoType iotype_from_name(const std::string& s) {
     for (IoType t : {IoType::NonblockingCollective, IoType::NonblockingIndependent, IoType::BlockingCollective,
                      IoType::BlockingIndependent})
         if (lower(s) == iotype_name(t)) return t;
+    if (lower(s) == "direct" || lower(s) == "interleaved")
+        throw Error("iotype '" + s + "' is one of the original GCRM's methods that GCRM-IO does not implement",
+                    "use nonblocking_collective, nonblocking_independent, blocking_collective or blocking_independent");
     throw Error("iotype '" + s + "' is not known",
                 "use nonblocking_collective, nonblocking_independent, blocking_collective or blocking_independent");
 }
@@ -149,7 +152,22 @@ RunParams parse_params(const std::string& text, const std::string& source) {
             else if (key == "restart_interval") p.restart_interval = to_double(value, source, lineno, key);
             else if (key == "restart_output") p.restart_output = value;
             else if (key == "restart_overwrite") p.restart_overwrite = to_bool(value, source, lineno, key);
-            // every other key (output_path, data_path, io_procs, ...) does not shape the I/O
+            // The other keys of GCRM-IO's zgrd.in do not shape its I/O: miscellaneous
+            // output and input directories, the I/O process count GIO ignores,
+            // cluster detection, the initial condition, and the restart reading
+            // GCRM-IO never completed (its README: only restart_interval,
+            // restart_output and restart_overwrite take effect).
+            else if (key == "output_path" || key == "data_path" || key == "io_procs" || key == "clusdet_enable" ||
+                     key == "initial_condition" || key == "read_restart" || key == "restart_input" ||
+                     key == "use_binary_restart")
+                continue;
+            else
+                throw Error(source + ":" + std::to_string(lineno) + ": unknown parameter '" + key + "'",
+                            "GCRM-IO's parameters: level_max, end_days/hours/minutes/seconds, physics_mode, iotype, "
+                            "io_desc_file, io_config_file, cdf_output_path, cdf_output_frequency, "
+                            "cdf_output_nsamples, cdf_grid_option, cdf_sep_grid, restart_interval, restart_output, "
+                            "restart_overwrite (and output_path, data_path, io_procs, clusdet_enable, "
+                            "initial_condition, read_restart, restart_input, use_binary_restart, without effect)");
         } catch (const Error& e) {
             if (key != "iotype") throw;
             throw Error(source + ":" + std::to_string(lineno) + ": " + e.what(), e.hint());
