@@ -320,8 +320,9 @@ def reference_configs_4_ranks(gcrm):
         p = iok(4, "gcrm", gcrm / "zgrd.in", "-o", out, "--json", js, "--level", "3", "--fcfg", gcrm / fcfg,
                 "-a", "mpiio", "-k")
         assert passed(p), fcfg
-        # 1 dump at L3 (dt 900 s > 60 s): history files + grid + one restart
-        assert len(list(out.iterdir())) == nfiles + 2, fcfg
+        # GCRM-IO's loop at L3 (dt 900 s > 60 s): dumps at 0 and 15 min (the
+        # first step to reach the end), history files of 2 records + grid + two restarts
+        assert len(list(out.iterdir())) == nfiles + 3, fcfg
         r = load_json(js)
         written = {f["path"].rsplit("/", 1)[1]: f["bytes"]["total"] for f in r["files"] if f["mode"] == "write"}
         # on disk: the data each file's report counts; grid.bin holds 4 bytes more,
@@ -342,7 +343,7 @@ def reference_headers(gcrm):
     p, out, js = run_gcrm(4, gcrm, "--level", "4", "--fcfg", gcrm / "ZGrd.CP.lyr.fcfg.groups", "-k")
     hdr = subprocess.run(["ncmpidump", "-h", str(out / "wind_19010101_000000.nc")], capture_output=True, text=True).stdout
     # L4: N = 2562 cells, 5120 corners, 7680 edges
-    for frag in ["time = UNLIMITED ; // (1 currently)", "corners = 5120 ;", "edges = 7680 ;", "layers = 256 ;",
+    for frag in ["time = UNLIMITED ; // (2 currently)", "corners = 5120 ;", "edges = 7680 ;", "layers = 256 ;",
                  "interfaces = 257 ;", "float u(time, corners, layers) ;", "float v(time, corners, layers) ;",
                  "float wind(time, edges, layers) ;", "float w_vert(time, cells, interfaces) ;",
                  'u:long_name = "U wind component at cell corners" ;', 'u:units = "m/sec" ;', 'u:location = "corner" ;',

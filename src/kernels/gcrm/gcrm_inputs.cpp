@@ -76,6 +76,25 @@ bool to_bool(const std::string& v, const std::string& source, int lineno, const 
     throw bad_value(source, lineno, key, v, "true or false");
 }
 
+// The value of a description line as GCRM-IO's read_param.c takes it: after
+// the key and the blanks that follow it, everything up to the first quote or
+// the end of the line, a leading quote skipped.  So `location    center ` is
+// "center " (the blank kept: GCRM-IO writes it into the attribute) and
+// `long_name "Mass"` is "Mass".
+std::string gio_value(const std::string& line) {
+    std::size_t k = line.find_first_not_of(" \t=");
+    if (k == std::string::npos) return "";
+    std::size_t e = line.find_first_of(" \t=", k);
+    if (e == std::string::npos) return "";
+    std::size_t v = e + 1;
+    while (v < line.size() && (line[v] == ' ' || line[v] == '\t')) ++v;
+    while (v < line.size() && (line[v] == '"' || line[v] == '\'')) ++v;
+    std::size_t end = line.find_first_of("\"'", v);
+    std::string out = line.substr(v, end == std::string::npos ? std::string::npos : end - v);
+    if (!out.empty() && out.back() == '\r') out.pop_back();  // a file with DOS line ends
+    return out;
+}
+
 }  // namespace
 
 std::string read_text_file(const std::string& path, const std::string& role) {
@@ -207,9 +226,12 @@ Description parse_desc(const std::string& text, const std::string& source) {
         if (key.empty()) continue;
         const std::string where = source + ":" + std::to_string(lineno);
         if (key == "property") {
-            auto [pname, pval] = key_rest(rest);
+            const std::string pname = key_rest(rest).first;
             if (pname.empty()) throw Error(where + ": property without a name", "write: property NAME \"value\"");
-            desc.properties.push_back({pname, unquote(pval)});
+            // GCRM-IO: the name ends at the first blank, the value is taken as any other
+            const std::size_t at = raw.find(pname, raw.find("property") + 8) + pname.size();
+            const std::string after = raw.substr(at);
+            desc.properties.push_back({pname, gio_value("property" + after)});
             continue;
         }
         if (key == "name") {
@@ -230,7 +252,8 @@ Description parse_desc(const std::string& text, const std::string& source) {
         else if (key == "index") cur->index_all = lower(rest) == "all";
         else if (key == "slice") continue;  // a component of a vector field: one variable per component
         else if (key == "no_data") cur->no_data = lower(unquote(rest)) == "true";
-        else cur->attrs.push_back({key, unquote(rest)});
+        else if (!cur->no_data) cur->attrs.push_back({key, gio_value(raw)});
+        // (after no_data "true" GCRM-IO keeps no further attribute of the variable)
     }
     for (const auto& d : desc.vars)
         if (d.type != "float" && d.type != "double" && d.type != "integer")

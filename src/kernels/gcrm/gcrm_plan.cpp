@@ -1,5 +1,6 @@
 #include "kernels/gcrm/gcrm_plan.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -69,6 +70,10 @@ DType dtype_of(const Descriptor& d) {
     return DType::Float;
 }
 
+// GCRM-IO's dimension definition order (below), from each field's
+// dimensions in the order the file lists its fields
+void fortran_dim_order(FileSpec& spec, const std::vector<std::vector<int>>& fields);
+
 // Builds one FileSpec and this rank's selections.
 class SpecBuilder {
 public:
@@ -96,17 +101,19 @@ public:
         if (s.horiz != Horiz::None) v.dims.push_back(dim(horiz_name(s.horiz)));
         if (!s.vert.empty()) v.dims.push_back(dim(s.vert));
         if (!s.small.empty()) v.dims.push_back(dim(s.small));
-        // attributes: long_name, units, standard_name (if non-empty), then the rest in order
-        const std::string* ln = d.attr("long_name");
-        const std::string* un = d.attr("units");
-        const std::string* sn = d.attr("standard_name");
-        v.attrs.push_back(Attr::Text("long_name", ln ? *ln : ""));
-        v.attrs.push_back(Attr::Text("units", un ? *un : ""));
-        if (sn && !sn->empty()) v.attrs.push_back(Attr::Text("standard_name", *sn));
+        // attributes as GCRM-IO's gio_add_field_descriptor puts them: long_name,
+        // units, standard_name, then the rest in order; one with an empty
+        // value is not written at all (its gio_put_att_text skips length 0)
+        auto put = [&](const std::string& name, const std::string* value) {
+            if (value && !value->empty()) v.attrs.push_back(Attr::Text(name, *value));
+        };
+        put("long_name", d.attr("long_name"));
+        put("units", d.attr("units"));
+        put("standard_name", d.attr("standard_name"));
         for (const auto& a : d.attrs)
-            if (a.name != "long_name" && a.name != "units" && a.name != "standard_name")
-                v.attrs.push_back(Attr::Text(a.name, a.value));
+            if (a.name != "long_name" && a.name != "units" && a.name != "standard_name") put(a.name, &a.value);
         plan_.spec.vars.push_back(v);
+        field_dims_.push_back(v.dims);
         std::vector<std::uint64_t> shape = plan_.spec.fixed_shape(plan_.spec.vars.back());
         plan_.selection.push_back(data ? selection(s, shape) : std::make_shared<Selection>(shape));
         if (!data) attribute_only_.push_back(static_cast<int>(plan_.spec.vars.size()) - 1);
@@ -116,9 +123,23 @@ public:
         }
     }
 
+    // A field the file lists but nothing writes: GCRM-IO defines no variable
+    // for it, yet its dimensions (it collects them over every listed field).
+    void add_dims_only(const Descriptor& d) {
+        const Shape s = shape_of(d);
+        std::vector<int> dims;
+        if (s.record) dims.push_back(dim("time"));
+        if (!s.level_dim.empty()) dims.push_back(dim(s.level_dim));
+        if (s.horiz != Horiz::None) dims.push_back(dim(horiz_name(s.horiz)));
+        if (!s.vert.empty()) dims.push_back(dim(s.vert));
+        if (!s.small.empty()) dims.push_back(dim(s.small));
+        field_dims_.push_back(dims);
+    }
+
     std::vector<int> attribute_only() const { return attribute_only_; }
 
     FilePlan take(int nrecords, std::uint64_t* data_bytes) {
+        fortran_dim_order(plan_.spec, field_dims_);
         plan_.nrecords = nrecords;
         plan_.flush_every = 1;  // one wait per file per dump, as the reference
         std::uint64_t req = 0;
@@ -187,7 +208,31 @@ private:
     std::map<std::string, SelectionPtr> cache_;
     std::uint64_t fixed_bytes_ = 0, record_bytes_ = 0;
     std::vector<int> attribute_only_;
+    std::vector<std::vector<int>> field_dims_;  // dims of every listed field, in order
 };
+
+// GCRM-IO defines a file's dimensions in the order they first appear in its
+// variables, each variable's dimensions read in Fortran order (fastest
+// first): `layers` before `cells` for mass(time, cells, layers).  Variables
+// keep their C-order dimensions; only the definition order changes.
+void fortran_dim_order(FileSpec& spec, const std::vector<std::vector<int>>& fields) {
+    std::vector<int> order;
+    auto take = [&](int d) {
+        if (std::find(order.begin(), order.end(), d) == order.end()) order.push_back(d);
+    };
+    for (const auto& dims : fields)
+        for (auto it = dims.rbegin(); it != dims.rend(); ++it) take(*it);
+    for (int d = 0; d < static_cast<int>(spec.dims.size()); ++d) take(d);  // defined, unused
+    std::vector<Dim> dims;
+    std::vector<int> new_index(spec.dims.size());
+    for (int d : order) {
+        new_index[static_cast<std::size_t>(d)] = static_cast<int>(dims.size());
+        dims.push_back(spec.dims[static_cast<std::size_t>(d)]);
+    }
+    spec.dims = std::move(dims);
+    for (auto& v : spec.vars)
+        for (auto& d : v.dims) d = new_index[static_cast<std::size_t>(d)];
+}
 
 bool multiple_of(double t, double f) {
     if (f <= 0) return false;
@@ -196,8 +241,24 @@ bool multiple_of(double t, double f) {
 }
 
 void add_globals(FileSpec& spec, const Description& desc) {
-    for (const auto& p : desc.properties) spec.global_attrs.push_back(Attr::Text(p.name, p.value));
-    spec.global_attrs.push_back(Attr::Text("history", "written by iokernels gcrm (GCRM I/O kernel)"));
+    for (const auto& p : desc.properties)
+        if (!p.value.empty()) spec.global_attrs.push_back(Attr::Text(p.name, p.value));
+    // GCRM-IO's history stamp: fixed (USE_FIXED_TIME_STAMP in its
+    // io_netcdfx.c), so its files are the same from run to run; ours too.
+    spec.global_attrs.push_back(Attr::Text("history", "created on: 08-03-2017 at 16:33:00"));
+}
+
+// What GCRM-IO's gio_write_restart_attrs adds to a restart file: the time
+// level indices (nprog, ntend and their index arrays), then the restart
+// doubles (prs_top, the model top's pressure in Pa) and ints (km, level_max).
+void add_restart_globals(FileSpec& spec, const GridParams& g) {
+    spec.global_attrs.push_back(Attr::Number("nprog", DType::Int, {2}));
+    spec.global_attrs.push_back(Attr::Number("nprog_index", DType::Int, {0, 1}));
+    spec.global_attrs.push_back(Attr::Number("ntend", DType::Int, {3}));
+    spec.global_attrs.push_back(Attr::Number("ntend_index", DType::Int, {0, 1, 2}));
+    spec.global_attrs.push_back(Attr::Number("prs_top", DType::Double, {20.0}));
+    spec.global_attrs.push_back(Attr::Number("km", DType::Int, {static_cast<double>(g.km)}));
+    spec.global_attrs.push_back(Attr::Number("level_max", DType::Int, {static_cast<double>(g.level)}));
 }
 
 void add_grid_vars(SpecBuilder& b, const Description& desc, bool physics) {
@@ -234,9 +295,13 @@ std::vector<Dump> dump_schedule(const RunParams& p, int level) {
     const double dt = model_step_seconds(level);
     const double freq = p.output_frequency > 0 ? p.output_frequency : dt;
     std::vector<Dump> dumps;
-    for (long n = 0;; ++n) {
+    // GCRM-IO's main loop: a step at t = 0, dt, 2 dt, ..., the last one the
+    // first to reach the end time (so a run shorter than one step still
+    // dumps at 0 and at dt, as GCRM-IO does at level 3 with one minute).
+    bool last = false;
+    for (long n = 0; !last; ++n) {
         const double t = static_cast<double>(n) * dt;
-        if (t > static_cast<double>(p.end_seconds) + 1e-9) break;
+        last = t >= static_cast<double>(p.end_seconds) - 1e-9;
         Dump d;
         d.seconds = t;
         d.history = multiple_of(t, freq);
@@ -314,7 +379,10 @@ RunPlan build_run_plan(const RunParams& p, const GridParams& g, const Descriptio
             b.add(*time, "time", true);
             for (const auto& fr : grp.fields) {
                 const Descriptor* d = desc.find(fr.name);
-                if (!has_data(*d, p.physics)) continue;  // reported (warned) by the caller
+                if (!has_data(*d, p.physics)) {  // reported (warned) by the caller
+                    b.add_dims_only(*d);
+                    continue;
+                }
                 b.add(*d, fr.file_name(), true);
                 field_names.insert(fr.file_name());
             }
@@ -351,6 +419,7 @@ RunPlan build_run_plan(const RunParams& p, const GridParams& g, const Descriptio
         f.plan = b.take(1, &f.data_bytes);
         f.plan.spec.label = "restart" + time_stamp(d->seconds);
         add_globals(f.plan.spec, desc);
+        add_restart_globals(f.plan.spec, g);
         f.dumps = {d->index};
         rp.files.push_back(std::move(f));
     }

@@ -1,0 +1,321 @@
+"""The same bytes on disk as each seed tool (issue 17): for S3D-IO, E3SM-IO and
+GCRM-IO, the files iokernels writes by default have the seed tool's header
+(`ncmpidump -h`, order included), variable offsets (PnetCDF's `ncoffsets`) and
+file size.
+
+The expected listings are data kept under tests/integration/listings/ (see its
+README.md): the seed tools' own output listed with the same two programs, made
+once from builds of their public sources.  Where the seed's inputs are the
+user's real data (E3SM maps, GCRM descriptions), the exact comparison reads
+../shared and skips without it; the generated-input tests check what does not
+depend on the input's sizes: the header text with dimension lengths left out,
+and a data section that starts right after the header (E3SM-IO and S3D-IO ask
+PnetCDF for no padding) with no gap between variables."""
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import SHARED, iok, tool
+from e3sm_inputs import make_case_map
+
+LISTINGS = Path(__file__).parent / "listings"
+
+
+def listing(path):
+    """(header, offsets, size) of a file as the listings keep them: the first
+    line of each tool's output (it names the file) dropped."""
+    hdr = subprocess.run([str(tool("ncmpidump")), "-h", str(path)], capture_output=True, text=True, check=True).stdout
+    off = subprocess.run([str(tool("ncoffsets")), str(path)], capture_output=True, text=True, check=True).stdout
+    return hdr.split("\n", 1)[1], off.split("\n", 1)[1], path.stat().st_size
+
+
+def expected(directory, name):
+    base = directory / name
+    return ((base.parent / (base.name + ".cdl")).read_text(), (base.parent / (base.name + ".offsets")).read_text(),
+            int((base.parent / (base.name + ".size")).read_text()))
+
+
+def expected_names(directory):
+    return sorted(p.name[: -len(".size")] for p in directory.glob("*.size"))
+
+
+def header_extent(off):
+    return int(re.search(r"extent\s+=\s+(\d+) bytes", off).group(1))
+
+
+def without_format(hdr, off, size):
+    """Header, offsets and size without what the file format alone decides:
+    the format lines, and the header's encoding (a CDF-5 header is longer
+    than a CDF-2 one, and may need one more alignment unit): offsets and size
+    are taken from the end of the header."""
+    extent = header_extent(off)
+    hdr = re.sub(r"^// file format: .*\n", "", hdr, flags=re.M)
+    off = re.sub(r"^// File format: .*\n", "", off, flags=re.M)
+    off = re.sub(r"^\t(size|extent)\s+=\s+\d+ bytes\n", "", off, flags=re.M)
+    off = re.sub(r"(file offset =\s+)(\d+)", lambda m: f"file offset = {int(m.group(2)) - extent}", off)
+    return hdr, off, size - extent
+
+
+def assert_same_layout(out_dir, listing_dir, same_format=True, check_size=True):
+    """Every file of the listing exists in out_dir with the same header,
+    offsets and size, and out_dir holds no other NetCDF file.
+    same_format=False: the format (CDF-2/CDF-5) and the header's encoding may
+    differ (GCRM, see docs/seed_layout.md): header text otherwise, offsets
+    and size counted from the header's end must not."""
+    names = expected_names(listing_dir)
+    assert names, f"no listing in {listing_dir}"
+    written = sorted(p.name for p in out_dir.iterdir() if re.search(r"\.nc(\.\d+)?$", p.name))
+    assert written == names
+    for name in names:
+        hdr, off, size = listing(out_dir / name)
+        e_hdr, e_off, e_size = expected(listing_dir, name)
+        if not same_format:
+            hdr, off, size = without_format(hdr, off, size)
+            e_hdr, e_off, e_size = without_format(e_hdr, e_off, e_size)
+        assert hdr == e_hdr, f"{name}: header differs from the seed tool's"
+        assert off == e_off, f"{name}: variable offsets differ from the seed tool's"
+        if check_size:
+            assert size == e_size, f"{name}: {size} bytes, the seed tool's has {e_size}"
+
+
+def without_lengths(cdl):
+    """Header text with the lengths of the fixed dimensions and the record
+    count left out: what generated inputs of other sizes still share."""
+    cdl = re.sub(r"^(\t\S+) = \d+ ;$", r"\1 = N ;", cdl, flags=re.M)
+    return re.sub(r"// \(\d+ currently\)", "// (R currently)", cdl)
+
+
+def offsets_packed(off, size):
+    """From ncoffsets output: the header extent equals its size (no padding),
+    every fixed-size variable starts where the previous ended, and so do
+    the record variables within record 0; the file ends where the data do."""
+    hsize = int(re.search(r"size\s+=\s+(\d+) bytes", off).group(1))
+    extent = int(re.search(r"extent\s+=\s+(\d+) bytes", off).group(1))
+    assert extent == hsize, f"header padded: size {hsize}, extent {extent}"
+    spans = [(int(a), int(b)) for a, b in re.findall(r"start file offset =\s+(\d+).*\n\s+end\s+file offset =\s+(\d+)", off)]
+    assert spans and spans[0][0] == extent
+    for (_, end), (start, _) in zip(spans, spans[1:]):
+        assert start == end, f"gap or overlap between variables at {end} / {start}"
+    return spans
+
+
+def test_listing_checker_catches_changes(tmp_path):
+    """The comparison fails for a file that differs from the listing in its
+    header, in one byte of its size, or that is missing."""
+    iok(4, "s3d", "--grid", "20,20,20", "--procs", "2,2,1", "-c", "1", "--keep", "-o", tmp_path, "-q")
+    d = LISTINGS / "s3d" / "20x20x20_2x2x1"
+    one = tmp_path / "one"
+    one.mkdir()
+    (tmp_path / "pressure_wave_test.0.000E+00.field.nc").rename(one / "pressure_wave_test.0.000E+00.field.nc")
+    lone = tmp_path / "listing"
+    lone.mkdir()
+    for ext in ("cdl", "offsets", "size"):
+        (lone / f"pressure_wave_test.0.000E+00.field.nc.{ext}").write_text(
+            (d / f"pressure_wave_test.0.000E+00.field.nc.{ext}").read_text())
+    assert_same_layout(one, lone)  # the real thing passes
+    with open(one / "pressure_wave_test.0.000E+00.field.nc", "ab") as f:
+        f.write(b"\0")
+    with pytest.raises(AssertionError, match="bytes, the seed tool's has"):
+        assert_same_layout(one, lone)
+    (lone / "pressure_wave_test.0.000E+00.field.nc.cdl").write_text(
+        (d / "pressure_wave_test.0.000E+00.field.nc.cdl").read_text().replace("tstep", "tstop"))
+    with pytest.raises(AssertionError, match="header differs"):
+        assert_same_layout(one, lone)
+    (one / "pressure_wave_test.0.000E+00.field.nc").unlink()
+    with pytest.raises(AssertionError):
+        assert_same_layout(one, lone)
+    with pytest.raises(AssertionError, match="header padded"):
+        offsets_packed("size   = 588 bytes\n\textent = 1024 bytes\n", 0)
+
+
+# ---------------------------------------------------------------- S3D-IO
+
+S3D_GRIDS = ["20x20x20_2x2x1", "16x24x10_1x2x2", "40x10x20_4x1x1"]
+
+
+@pytest.mark.parametrize("grid", S3D_GRIDS)
+def test_s3d_as_s3d_io(grid, tmp_path):
+    """S3D-IO's five checkpoints (its command line, nonblocking, no restart):
+    588-byte header, no padding, same attributes, offsets and sizes."""
+    g, p = grid.split("_")
+    nx, ny, nz = g.split("x")
+    px, py, pz = p.split("x")
+    iok(int(px) * int(py) * int(pz), "s3d", nx, ny, nz, px, py, pz, "1", "F", tmp_path, "-q")
+    assert_same_layout(tmp_path, LISTINGS / "s3d" / grid)
+    _, off, size = listing(tmp_path / "pressure_wave_test.0.000E+00.field.nc")
+    assert offsets_packed(off, size)[-1][1] == size
+
+
+def test_s3d_restart_keeps_the_layout(tmp_path):
+    """The restart form (read checkpoint 0, then write) writes the same files."""
+    iok(4, "s3d", "20", "20", "20", "2", "2", "1", "1", "F", tmp_path, "-q")
+    iok(4, "s3d", "20", "20", "20", "2", "2", "1", "0", "T", tmp_path, "-q")
+    assert_same_layout(tmp_path, LISTINGS / "s3d" / "20x20x20_2x2x1")
+
+
+# ---------------------------------------------------------------- E3SM-IO
+
+E3SM_VARIANTS = {  # listing directory suffix -> iokernels options (E3SM-IO's: none, -j, -u)
+    "double": [],
+    "float": ["-j"],
+    "fill": ["--fill"],
+}
+E3SM_CASES = [("f", "double"), ("f", "float"), ("f", "fill"), ("g", "double"), ("i", "double"), ("i", "float")]
+
+
+def e3sm_write(tmp_path, map_path, options):
+    out = tmp_path / "out"
+    out.mkdir()
+    iok(4, "e3sm", "-k", "-r", "2", "-o", out / f"{map_path.name.split('_')[1]}_case.nc", *options, map_path, "-q")
+    return out
+
+
+@pytest.mark.parametrize("case,variant", E3SM_CASES)
+def test_e3sm_as_e3sm_io_real_maps(case, variant, tmp_path):
+    """The user's 16-process maps, 4 ranks, -r 2: E3SM-IO's header, offsets and
+    sizes (F h0 33,773,560 and h1 1,310,420 bytes in double)."""
+    m = SHARED / "datasets" / "e3sm" / f"map_{case}_case_16p.nc"
+    if not m.exists():
+        pytest.skip(f"{m} not present (the user's data)")
+    out = e3sm_write(tmp_path, m, E3SM_VARIANTS[variant])
+    # I: same header and offsets, but see test_e3sm_i_case_size_as_e3sm_io
+    assert_same_layout(out, LISTINGS / "e3sm" / f"{case}_{variant}", check_size=case != "i")
+
+
+@pytest.mark.xfail(strict=True, reason="open: iokernels writes 288 elements of plim_m's last record "
+                   "(2,304 bytes in double) past the last one E3SM-IO writes; see docs/seed_layout.md")
+def test_e3sm_i_case_size_as_e3sm_io(tmp_path):
+    """I case on the user's map: the file ends where E3SM-IO's does."""
+    m = SHARED / "datasets" / "e3sm" / "map_i_case_16p.nc"
+    if not m.exists():
+        pytest.skip(f"{m} not present (the user's data)")
+    out = e3sm_write(tmp_path, m, [])
+    assert (out / "i_case_h0.nc").stat().st_size == int((LISTINGS / "e3sm" / "i_double" / "i_case_h0.nc.size").read_text())
+
+
+@pytest.mark.parametrize("case", ["F", "G", "I"])
+def test_e3sm_generated_maps_define_order_and_packing(case, tmp_path):
+    """Generated maps (other sizes): the header is E3SM-IO's but for the
+    dimension lengths, the data start right after the header, and no
+    variable is padded."""
+    m = make_case_map(case, tmp_path / f"map_{case.lower()}_case_16p.nc")
+    out = e3sm_write(tmp_path, m, [])
+    listing_dir = LISTINGS / "e3sm" / f"{case.lower()}_double"
+    for name in expected_names(listing_dir):
+        hdr, off, size = listing(out / name)
+        assert without_lengths(hdr) == without_lengths(expected(listing_dir, name)[0]), name
+        offsets_packed(off, size)
+
+
+def test_e3sm_listing_order_option(tmp_path):
+    """--define-order listing: the older order of the seed's listings (lat lon
+    area first), same variables and size."""
+    m = make_case_map("F", tmp_path / "map_f_case_16p.nc")
+    out = e3sm_write(tmp_path, m, ["--define-order", "listing", "-f", "1"])
+    hdr, off, size = listing(out / "f_case_h1.nc")
+    names = re.findall(r"^\t\w+ (\w+)\(", hdr, re.M)
+    assert names[:3] == ["lat", "lon", "area"]
+    seed_hdr, _, _ = expected(LISTINGS / "e3sm" / "f_double", "f_case_h1.nc")
+    seed_names = re.findall(r"^\t\w+ (\w+)\(", seed_hdr, re.M)
+    assert names != seed_names and sorted(names) == sorted(seed_names)
+    offsets_packed(off, size)
+
+
+def test_e3sm_data_rank_is_refused_until_the_runner_writes_it(tmp_path):
+    """--data rank is accepted by the parser but refused with a message while
+    the runner cannot write constant data (see docs/seed_layout.md)."""
+    m = make_case_map("F", tmp_path / "map_f_case_16p.nc")
+    p = iok(1, "e3sm", "-o", tmp_path / "x.nc", "--data", "rank", m, check=False)
+    assert p.returncode != 0
+    assert "--data rank is not available" in p.stderr + p.stdout
+
+
+# ---------------------------------------------------------------- GCRM-IO
+
+GCRM_CONFIGS = {  # io_config_file -> physics_mode, as GCRM-IO's README pairs them
+    "ZGrd.LZ.fcfg.nophys": "disabled",
+    "ZGrd.CP.fcfg": "enabled",
+    "ZGrd.CP.lyr.fcfg": "enabled",
+    "ZGrd.CP.lyr.fcfg.groups": "enabled",
+    "ZGrd.CP.lyr.fcfg.one": "enabled",
+}
+
+
+def gcrm_params(directory, fcfg, physics, level=3):
+    """GCRM-IO's stock zgrd.in (from ../shared) with the level, configuration,
+    physics mode and output path of this run."""
+    text = (SHARED / "datasets" / "gcrm" / "zgrd.in").read_text()
+    text = re.sub(r"^level_max .*$", f"level_max {level}", text, flags=re.M)
+    text = re.sub(r"^io_config_file .*$", f"io_config_file {fcfg}", text, flags=re.M)
+    text = re.sub(r"^physics_mode .*$", f"physics_mode {physics}", text, flags=re.M)
+    text = re.sub(r"^(cdf_)?output_path .*$", lambda m: f"{m.group(1) or ''}output_path {directory}/", text, flags=re.M)
+    for name in ("ZGrd.desc", fcfg):
+        (directory / name).write_text((SHARED / "datasets" / "gcrm" / name).read_text())
+    (directory / "zgrd.in").write_text(text)
+    return directory / "zgrd.in"
+
+
+@pytest.mark.parametrize("fcfg", list(GCRM_CONFIGS))
+def test_gcrm_as_gcrm_io(fcfg, tmp_path):
+    """Every configuration of the user's GCRM inputs at level 3 on 4 ranks:
+    GCRM-IO's file names, headers (dimension order, attribute values with
+    their trailing blanks, no empty attribute, the restart globals), offsets
+    and sizes."""
+    if not (SHARED / "datasets" / "gcrm" / fcfg).exists():
+        pytest.skip(f"{SHARED / 'datasets' / 'gcrm'} not present (the user's data)")
+    out = tmp_path / "out"
+    out.mkdir()
+    params = gcrm_params(tmp_path, fcfg, GCRM_CONFIGS[fcfg])
+    iok(4, "gcrm", params, "-o", out, "--keep", "-q")
+    # GCRM-IO writes CDF-2 (64-bit offsets); the pnetcdf backend writes CDF-5
+    # until it can be told otherwise (a request to its owner is open): the
+    # header's encoding differs (and, past a 2048-byte boundary, its extent),
+    # the header text and the data layout after it do not.
+    assert_same_layout(out, LISTINGS / "gcrm" / f"L3_{fcfg}", same_format=False)
+    first = sorted(out.glob("*.nc"))[0]
+    assert "// file format: CDF-5" in listing(first)[0]
+    assert "// file format: CDF-2" in expected(LISTINGS / "gcrm" / f"L3_{fcfg}", first.name)[0]
+
+
+def test_gcrm_generated_inputs_follow_gcrm_io_rules(tmp_path):
+    """Generated inputs (gen_inputs' minimal set, with a trailing blank in one
+    value and an empty one): GCRM-IO's rules hold — dimensions in Fortran
+    first-appearance order, the blank kept, the empty attribute left out,
+    the fixed history stamp, the restart globals."""
+    from gen_inputs import gcrm_inputs
+    params = gcrm_inputs(tmp_path, "groups")
+    desc = tmp_path / "mini.desc"
+    text = desc.read_text()
+    text = text.replace('units Pa/K', 'units Pa/K\nlocation    center \nz layers', 1)
+    text = text.replace('units Pa\n', 'units \n', 1)
+    desc.write_text(text)
+    out = tmp_path / "out"
+    out.mkdir()
+    iok(4, "gcrm", params, "-o", out, "--keep", "-q")
+    hist = [p for p in out.iterdir() if p.name.endswith(".nc") and not p.name.startswith(("grid", "restart"))]
+    assert hist
+    for path in hist:
+        hdr, off, size = listing(path)
+        dims = re.findall(r"^\t(\w+) = ", hdr, re.M)
+        variables = re.findall(r"^\t\w+ (\w+)\(([^)]*)\)", hdr, re.M)
+        order = []
+        for _, ds in variables:
+            for d in reversed([x.strip() for x in ds.split(",")]):
+                if d not in order:
+                    order.append(d)
+        assert dims == order, f"{path.name}: dimensions {dims}, GCRM-IO's order {order}"
+        assert ':history = "created on: 08-03-2017 at 16:33:00" ;' in hdr
+        if "mass(" in hdr:
+            assert 'mass:location = "center " ;' in hdr
+        if "pressure(" in hdr:
+            assert "pressure:units" not in hdr
+            assert 'pressure:long_name = "Pressure" ;' in hdr
+    restart = sorted(out.glob("restart*.nc"))
+    assert restart
+    hdr = listing(restart[0])[0]
+    tail = hdr.split("// global attributes:", 1)[1]
+    assert re.findall(r"^\t\t:(\w+) = ", tail, re.M)[-7:] == [
+        "nprog", "nprog_index", "ntend", "ntend_index", "prs_top", "km", "level_max"]
+    assert ":nprog_index = 0, 1 ;" in tail and ":level_max = 3 ;" in tail and ":prs_top = 20. ;" in tail
