@@ -319,3 +319,16 @@ def test_gcrm_generated_inputs_follow_gcrm_io_rules(tmp_path):
     assert re.findall(r"^\t\t:(\w+) = ", tail, re.M)[-7:] == [
         "nprog", "nprog_index", "ntend", "ntend_index", "prs_top", "km", "level_max"]
     assert ":nprog_index = 0, 1 ;" in tail and ":level_max = 3 ;" in tail and ":prs_top = 20. ;" in tail
+
+
+def test_gcrm_level4_byte_for_byte_layout(tmp_path):
+    """Level 4 (GCRM-IO's variables pass 2 GiB in its size check, so it writes
+    CDF-5 as the backend does): every header, offset and size is GCRM-IO's,
+    format line included."""
+    fcfg = "ZGrd.LZ.fcfg.nophys"
+    if not (SHARED / "datasets" / "gcrm" / fcfg).exists():
+        pytest.skip(f"{SHARED / 'datasets' / 'gcrm'} not present (the user's data)")
+    out = tmp_path / "out"
+    out.mkdir()
+    iok(4, "gcrm", gcrm_params(tmp_path, fcfg, "disabled", level=4), "-o", out, "--keep", "-q")
+    assert_same_layout(out, LISTINGS / "gcrm" / f"L4_{fcfg}")
