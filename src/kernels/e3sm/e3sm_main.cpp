@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <memory>
 
 #include "core/collective.hpp"
@@ -17,6 +18,8 @@
 #include "kernels/e3sm/e3sm_options.hpp"
 #include "kernels/e3sm/e3sm_plan.hpp"
 #include "kernels/e3sm/e3sm_report.hpp"
+#include "kernels/e3sm/e3sm_seed_cli.hpp"
+#include "kernels/e3sm/e3sm_storage.hpp"
 #include "model/plan_size.hpp"
 #include "runner/runner.hpp"
 
@@ -36,8 +39,12 @@ void run(int argc, char** argv, MPI_Comm world) {
     o.add_to(app);
     bool no_size_check = false;
     add_size_check_option(app, no_size_check);
-    Driver d("e3sm", world, app, argc, argv);
+    SeedCommandLine seed(argc, argv);  // E3SM-IO's -a hdf5_ra / hdf5_log, its environment variables
+    Driver d("e3sm", world, app, seed.argc(), seed.argv());
     if (!d.parse([&] { o.validate(); })) return;
+    d.check(seed.error().empty(), seed.error(), seed.hint());
+    if (d.rank() == 0 && !d.options().quiet)
+        for (const auto& n : seed.notes()) std::printf("note: %s\n", n.c_str());
     const int rank = d.rank(), nprocs = d.size();
     const CommonOptions& c = d.options();
     d.outputs().require_readable(o.map_path);
@@ -66,6 +73,7 @@ void run(int argc, char** argv, MPI_Comm world) {
     ps.fill = o.fill;
     ps.flush_every = o.flush_every;
     ps.two_d_first = o.two_d_first;
+    if (!o.dry_run) configure_storage(d, o.chunk_bytes, o.filter, specs);  // -c / -z
     if (o.dry_run) return dry_run(o, map, case_label, specs, ps, d);
 
     // I/O ranks: every stride-th rank; the others sit out of the I/O.

@@ -1,6 +1,7 @@
 #include "kernels/e3sm/e3sm_options.hpp"
 
 #include "core/error.hpp"
+#include "kernels/e3sm/e3sm_storage.hpp"
 
 namespace iok::e3sm {
 
@@ -43,6 +44,14 @@ void Options::add_to(CLI::App& app) {
                  "do no I/O: compute on one process what --ranks ranks would do (requests and bytes per rank "
                  "after redistribution and sort/coalesce, per file) and report it")
         ->capture_default_str();
+    app.add_option("-c,--chunk-size", chunk_bytes,
+                   "chunked variables: chunk size in bytes (E3SM-IO's rule: dimensions taken whole from the "
+                   "fastest while the chunk is under SIZE; one record per chunk); 0 = no chunking. HDF5 only")
+        ->capture_default_str();
+    app.add_option("-z,--filter", filter,
+                   "compress the chunked variables (record variables always are): deflate or zlib (zlib level 6, "
+                   "as E3SM-IO). HDF5 only")
+        ->default_str("none");
     app.add_option("--ranks", ranks, "ranks the dry run imagines (0: the number of MPI processes)")
         ->capture_default_str()
         ->check(CLI::NonNegativeNumber);
@@ -59,6 +68,7 @@ void Options::validate() const {
     if (data == "rank")
         throw Error("--data rank is not available in this build: the runner does not yet write constant data",
                     "use --data pattern (the default); the layout (header, offsets, sizes) is E3SM-IO's either way");
+    filter_level(filter);  // E3SM-IO's names only
     if (case_name != "auto" && case_name != "F" && case_name != "G" && case_name != "I")
         throw Error("unknown case '" + case_name + "'", "use F, G, I or auto");
 }

@@ -1,8 +1,10 @@
 #pragma once
 // Options of the E3SM kernel: the seed's short flags (-r -f -s -m -t -i -o
-// -d -n -j, map file last; -k -a -x -g -v come from the driver) and long
-// names for each.
+// -d -n -j -c -z, map file last; -k -a -x -g -v come from the driver; the
+// seed's -a hdf5_ra/hdf5_log are rewritten by e3sm_seed_cli) and long names
+// for each.
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <string>
 
 namespace iok::e3sm {
@@ -28,6 +30,8 @@ struct Options {
     bool blocking = false;       // --blocking: PnetCDF blocking varn
     bool dry_run = false;        // --dry-run: plan only, as --ranks ranks would
     int ranks = 0;               // --ranks: ranks of the dry run (0: the MPI size)
+    std::uint64_t chunk_bytes = 0;  // -c: chunk size in bytes (E3SM-IO's shape rule; 0 = none)
+    std::string filter;          // -z: compression filter, deflate or zlib ("" = none)
 
     void add_to(CLI::App& app);
     void validate() const;       // throws iok::Error
