@@ -10,6 +10,11 @@ std::size_t BufferArena::reserve(std::size_t bytes) {
     return offsets_.size() - 1;
 }
 
-void BufferArena::allocate() { base_.reset(new unsigned char[total_ ? total_ : 1]); }
+void BufferArena::allocate() {
+    if (base_ && total_ <= capacity_) return;
+    capacity_ = total_ ? total_ : 1;
+    base_.reset();  // the old one first: never both at once
+    base_.reset(new unsigned char[capacity_]);
+}
 
 }  // namespace iok

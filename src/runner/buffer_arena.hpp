@@ -15,7 +15,15 @@ public:
     BufferArena(std::size_t gap_bytes) : gap_(gap_bytes) {}
     // Reserve a slice; returns its index.  Call finalize() before data().
     std::size_t reserve(std::size_t bytes);
-    void allocate();  // one allocation for all reserved slices
+    void allocate();  // one allocation for all reserved slices (re-used when it is large enough)
+    // Forget the slices, keep the allocation: the next flush of the same file
+    // re-uses memory whose pages are already mapped (a fresh allocation per
+    // flush paid page faults and kernel zeroing for every byte, every time:
+    // most of bdcats' "buffer preparation", issue 19).
+    void clear() {
+        offsets_.clear();
+        total_ = 0;
+    }
     void* data(std::size_t slice) { return base_.get() + offsets_[slice]; }
     std::size_t total() const { return total_; }
 
@@ -24,6 +32,7 @@ private:
     std::vector<std::size_t> offsets_;
     std::size_t total_ = 0;
     std::unique_ptr<unsigned char[]> base_;
+    std::size_t capacity_ = 0;
 };
 
 }  // namespace iok

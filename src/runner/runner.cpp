@@ -90,7 +90,8 @@ std::uint64_t on_disk_bytes(const std::string& path) {
 class FileRun {
 public:
     FileRun(MPI_Comm comm, Backend& be, const RunOptions& opt, const FilePlan& plan, bool writing)
-        : comm_(comm), be_(be), opt_(opt), plan_(plan), writing_(writing), timer_(comm) {
+        : comm_(comm), be_(be), opt_(opt), plan_(plan), writing_(writing), timer_(comm),
+          arena_(opt.noncontig_buffer ? opt.gap_bytes : 0) {
         // "accesses nothing" must still have the variable's shape: backends check it
         for (const VarSpec& v : plan.spec.vars) empty_.emplace_back(plan.spec.fixed_shape(v));
         MPI_Comm_rank(comm, &rank_);
@@ -129,6 +130,7 @@ private:
     const FilePlan& plan_;
     bool writing_;
     PhaseTimer timer_;
+    BufferArena arena_;  // user buffers, re-used by every flush of this file (pages stay mapped)
     std::vector<Selection> empty_;  // per variable: selects nothing, right shape
     int rank_ = 0, size_ = 1;
     std::uint64_t bytes_ = 0, calls_ = 0, flushes_ = 0;
@@ -325,7 +327,8 @@ void FileRun::step(int first_rec, int last_rec, bool with_fixed) {
     const FileSpec& spec = plan_.spec;
     const char* post = writing_ ? "post" : "post_read";
     {
-        BufferArena arena(opt_.noncontig_buffer ? opt_.gap_bytes : 0);
+        BufferArena& arena = arena_;
+        arena.clear();
         auto reqs = requests_for(first_rec, last_rec, with_fixed, arena);
         timer_.start("fill");  // pattern generation: not I/O, reported apart
         prepare(reqs, arena);
