@@ -204,7 +204,14 @@ BlobSubfile subfile_from(const json& j) {
 }  // namespace
 
 std::string blob_subfile_to_json(const BlobSubfile& s) { return subfile_json(s).dump(); }
-BlobSubfile blob_subfile_from_json(const std::string& text) { return subfile_from(json::parse(text)); }
+BlobSubfile blob_subfile_from_json(const std::string& text) {
+    try {
+        return subfile_from(json::parse(text));
+    } catch (const json::exception& e) {  // a damaged description is the file's fault, not a bug
+        throw Error(std::string("the blob subfile description is damaged (") + e.what() + ")",
+                    "was it written completely by -x blob? rerun the write");
+    }
+}
 
 std::string blob_index_to_json(const BlobIndex& index) {
     json j = {{"format", "iokernels-blob"}, {"version", 1},          {"library", index.library},

@@ -53,10 +53,14 @@ LogWriterIndex log_parse(const std::vector<std::int64_t>& v, const std::string& 
         LogSel s;
         s.ndims = next();
         s.nblocks = next();
-        if (s.ndims < 0 || s.nblocks < 0 || static_cast<std::uint64_t>(s.nblocks * 2 * s.ndims) > v.size() - at)
+        // Counts come from the file: their product is checked before it is used.
+        std::int64_t per_block = 0, nints = 0;
+        if (s.ndims < 0 || s.nblocks < 0 || __builtin_mul_overflow(s.ndims, std::int64_t{2}, &per_block) ||
+            __builtin_mul_overflow(s.nblocks, per_block, &nints) ||
+            static_cast<std::uint64_t>(nints) > v.size() - at)
             throw Error(where + ": bad selection " + std::to_string(i), "the log output is corrupt");
         s.ints.assign(v.begin() + static_cast<std::ptrdiff_t>(at),
-                      v.begin() + static_cast<std::ptrdiff_t>(at + static_cast<std::size_t>(s.nblocks * 2 * s.ndims)));
+                      v.begin() + static_cast<std::ptrdiff_t>(at + static_cast<std::size_t>(nints)));
         at += s.ints.size();
         w.sels.push_back(std::move(s));
     }

@@ -10,6 +10,8 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "backends/strategy_blob_layout.hpp"
+#include "backends/strategy_log_layout.hpp"
 #include "formats/cdf_classic.hpp"
 #include "kernels/vpic/vpic_config.hpp"
 #include "scratch_dir.hpp"
@@ -134,4 +136,31 @@ TEST(ParserRegressions, H5benchCountBeyondTwoToThe63) {
     }
     EXPECT_EQ(iok::vpic::parse_count("8T", "DIM_1"), 8ull << 40);  // large but fine
     EXPECT_THROW(iok::vpic::parse_count("9999999999999999999", "DIM_1"), iok::Error);  // 1e19
+}
+
+TEST(ParserRegressions, LogIndexCountProductOverflows) {
+    // fuzz_log_index, finding 1: ndims * nblocks from a damaged index
+    // overflowed int64 (UBSan: 562949953421312 * 1125899906842624).
+    const std::vector<std::int64_t> v = {1, std::int64_t{1} << 49, std::int64_t{1} << 50, 0, 0};
+    try {
+        iok::log_parse(v, "damaged.idx");
+        FAIL() << "an index with overflowing counts was accepted";
+    } catch (const iok::Error& e) {
+        EXPECT_NE(std::string(e.what()).find("bad selection 0"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(iok::log_parse({0, 0}, "empty.idx").entries.size(), 0u);  // the smallest valid index
+}
+
+TEST(ParserRegressions, BlobSubfileDescriptionEmpty) {
+    // fuzz_blob_index, finding 1: an empty description threw the JSON
+    // library's parse_error, reported as an internal error.
+    for (const std::string text : {"", "{", "[1,2]", "{\"sels\": 3}"}) {
+        try {
+            iok::blob_subfile_from_json(text);
+            FAIL() << "accepted: '" << text << "'";
+        } catch (const iok::Error& e) {
+            EXPECT_NE(std::string(e.what()).find("damaged"), std::string::npos) << e.what();
+            EXPECT_NE(e.hint().find("-x blob"), std::string::npos) << e.hint();
+        }
+    }
 }
