@@ -32,9 +32,9 @@ struct FilePlan {
     // Instead of the pattern, one value in every element this rank writes
     // (fill selections aside): `number` in numeric variables, `text` in char
     // ones.  E3SM-IO fills its buffers so (the writing rank; 'a' + rank), and
-    // files written alike compare with cmp; verification would check the
-    // value.  The runner does not honour it yet: e3sm --data rank, its only
-    // user, is refused until it does.
+    // files written alike compare with cmp; verification checks that each
+    // element read holds the reading rank's value (so read back with the
+    // writer's rank count).
     struct ConstantData {
         double number = 0, text = 0;
     };

@@ -121,6 +121,10 @@ private:
     void post_struct(const Request& q, void* base, std::vector<Staged>& staging);
     void unpack_staged(std::vector<Staged>& staging);
     bool in_struct(int v) const;
+    // The plan's one value for this variable (FilePlan::constant_data).
+    double constant_value(const VarSpec& v) const {
+        return v.type == DType::Char ? plan_.constant_data->text : plan_.constant_data->number;
+    }
     void report(const std::string& path, FileOutcome& out);
 
     MPI_Comm comm_;
@@ -213,6 +217,8 @@ void FileRun::prepare(std::vector<Request>& reqs, BufferArena& arena) {
             std::memset(buf, 0xA5, q.sel->elements() * dtype_size(var.type));
         } else if (q.fill) {
             fill_constant(var.type, buf, q.sel->elements(), var.fill_value.value_or(0.0));
+        } else if (plan_.constant_data) {
+            fill_constant(var.type, buf, q.sel->elements(), constant_value(var));
         } else {
             pattern_fill(var.type, buf, *q.sel, (pattern_key(var.name) ^ plan_.pattern_seed), static_cast<std::uint64_t>(q.record));
         }
@@ -241,8 +247,9 @@ void FileRun::verify(const std::vector<Request>& reqs, BufferArena& arena) {
 void FileRun::check_field(const Request& q, int v, const void* buf) {
     {
         const VarSpec& var = plan_.spec.vars[static_cast<std::size_t>(v)];
-        Mismatch m = q.fill ? constant_check(var.type, buf, *q.sel, var.fill_value.value_or(0.0))
-                            : pattern_check(var.type, buf, *q.sel, (pattern_key(var.name) ^ plan_.pattern_seed),
+        Mismatch m = q.fill                ? constant_check(var.type, buf, *q.sel, var.fill_value.value_or(0.0))
+                     : plan_.constant_data ? constant_check(var.type, buf, *q.sel, constant_value(var))
+                                           : pattern_check(var.type, buf, *q.sel, (pattern_key(var.name) ^ plan_.pattern_seed),
                                             static_cast<std::uint64_t>(q.record));
         if (!m.found) return;
         ++mismatches_;

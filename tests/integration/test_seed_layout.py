@@ -223,13 +223,26 @@ def test_e3sm_listing_order_option(tmp_path):
     offsets_packed(off, size)
 
 
-def test_e3sm_data_rank_is_refused_until_the_runner_writes_it(tmp_path):
-    """--data rank is accepted by the parser but refused with a message while
-    the runner cannot write constant data (see docs/seed_layout.md)."""
-    m = make_case_map("F", tmp_path / "map_f_case_16p.nc")
-    p = iok(1, "e3sm", "-o", tmp_path / "x.nc", "--data", "rank", m, check=False)
+def test_e3sm_data_rank_writes_and_verifies_the_writing_rank(tmp_path):
+    """--data rank: every element holds the rank that wrote it, as E3SM-IO's
+    buffers do; read back at the same rank count it verifies, and an element
+    changed to another rank's value is caught."""
+    import netCDF4
+    import numpy as np
+    m = make_case_map("G", tmp_path / "map_g_case_16p.nc")
+    out = tmp_path / "g.nc"
+    iok(4, "e3sm", "-k", "-r", "1", "--data", "rank", "--verify", "-q", "-o", out, m)
+    with netCDF4.Dataset(out, "r+") as ds:
+        ds.set_auto_mask(False)
+        v = ds.variables["temperature"]
+        values = np.unique(np.array(v[0]))
+        assert set(values.tolist()) == {0.0, 1.0, 2.0, 3.0}, values
+        v[0, 5, 3] = (v[0, 5, 3] + 1) % 4  # another rank's value
+        element = 5 * v.shape[2] + 3
+    p = iok(4, "e3sm", "-q", "--data", "rank", "-i", out, m, check=False)
     assert p.returncode != 0
-    assert "--data rank is not available" in p.stderr + p.stdout
+    text = p.stdout + p.stderr
+    assert "verification failed" in text and "variable temperature" in text and f"element {element}" in text, text
 
 
 # ---------------------------------------------------------------- GCRM-IO

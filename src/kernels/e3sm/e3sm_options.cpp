@@ -33,7 +33,8 @@ void Options::add_to(CLI::App& app) {
         ->capture_default_str()->check(CLI::IsMember({"seed", "listing"}));
     app.add_option("--data", data,
                    "values written: pattern (a function of variable, element and record; verified) or rank "
-                   "(E3SM-IO's: the writing rank, 'a' + rank in text, so files compare with cmp)")
+                   "(E3SM-IO's: the writing rank, 'a' + rank in text, so files compare with cmp; verified against the "
+                   "reading rank, so read back with the writer's rank count)")
         ->capture_default_str()->check(CLI::IsMember({"pattern", "rank"}));
     app.add_flag("--no-sort", no_sort, "keep each rank's runs in map order (no sort/coalesce across processes)")
         ->capture_default_str();
@@ -63,11 +64,6 @@ void Options::validate() const {
         throw Error("nothing to do: give -o PATH (write test) and/or -i PATH (read test)",
                     "e.g. iokernels e3sm -o /tmp/out.nc map_f_case_16p.nc, or --dry-run --ranks N to plan only");
     if (vard + varn + blocking > 1) throw Error("choose one of -d/--vard, -n/--varn, --blocking");
-    // The plan carries E3SM-IO's values (FilePlan::constant_data) but the
-    // runner does not write them yet (docs/seed_layout.md).
-    if (data == "rank")
-        throw Error("--data rank is not available in this build: the runner does not yet write constant data",
-                    "use --data pattern (the default); the layout (header, offsets, sizes) is E3SM-IO's either way");
     filter_level(filter);  // E3SM-IO's names only
     if (case_name != "auto" && case_name != "F" && case_name != "G" && case_name != "I")
         throw Error("unknown case '" + case_name + "'", "use F, G, I or auto");
