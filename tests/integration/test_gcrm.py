@@ -259,7 +259,7 @@ def test_invalid_process_count_level_iotype(gen):
     assert_all_ranks_fail(p, "level_max 2 is outside 3..13")
     (gen / "bad.in").write_text("level_max 3\niotype interleaved\n" + inputs)
     p = iok(4, "gcrm", gen / "bad.in", "-o", gen.parent / "out", check=False)
-    assert_all_ranks_fail(p, "iotype 'interleaved' is not known", "bad.in:2")
+    assert_all_ranks_fail(p, "iotype 'interleaved' is one of the original GCRM's methods", "bad.in:2")
     (gen / "bad.in").write_text("level_max 3\n" + inputs)  # iota 2 on 16 ranks needs L >= 4
     p = iok(16, "gcrm", gen / "bad.in", "-o", gen.parent / "out", "--dry-run", check=False)
     assert_all_ranks_fail(p, "too coarse for 16 processes")
