@@ -107,12 +107,13 @@ public:
         if (aggregate_) {
             queue(var, record, t, buf);
         } else {
+            // set_view is collective even for independent reads: all ranks check together
+            check_end_everywhere(var, record, t);
             set_view(layout_.offset(var, record), t.file(), var);
             MPI_Status st;
             int rc = cfg_.collective ? MPI_File_read_all(fh_, buf, t.memory_count(), t.memory(), &st)
                                      : MPI_File_read(fh_, buf, t.memory_count(), t.memory(), &st);
             check(rc, cfg_.collective ? "MPI_File_read_all" : "MPI_File_read", var);
-            check_end(var, record, t);
         }
         stats_.bytes_get += t.bytes();
         ++stats_.calls_get;
@@ -138,6 +139,7 @@ public:
 
 private:
     BackendConfig cfg_;
+    MPI_Comm comm_ = MPI_COMM_NULL;  // the open file's communicator (the caller's)
     bool sync_ = false;
     bool aggregate_ = false;
     struct Pending {
@@ -167,6 +169,7 @@ private:
             throw open_error(verb, path, rc);
         }
         path_ = path;
+        comm_ = comm;
         spec_ = spec;
         layout_ = raw_layout(spec);
         MPI_Offset size = 0;
@@ -203,14 +206,27 @@ private:
 
     // A read past the end of file "succeeds" with stale buffer contents (both
     // ROMIO and OMPIO report the full count), so compare with the file size.
+    // Before a read (each get sets a view, a collective call): the farthest byte any rank's selection needs,
+    // agreed by all, so that every rank refuses a short file together with
+    // the same message (a rank that found it alone, after the read, failed
+    // while the others waited in their next collective call).
+    void check_end_everywhere(int var, std::int64_t record, const SelectionTypes& t) const {
+        std::uint64_t mine = t.bytes() > 0 ? layout_.offset(var, record) + t.file_end() : 0, farthest = 0;
+        MPI_Allreduce(&mine, &farthest, 1, MPI_UINT64_T, MPI_MAX, comm_);
+        if (farthest > file_size_) throw short_file(var, record, farthest);
+    }
+
+    Error short_file(int var, std::int64_t record, std::uint64_t end) const {
+        return Error("cannot read variable " + spec_.vars[var].name +
+                         (spec_.vars[var].is_record(spec_) ? " record " + std::to_string(record) : "") + " from " +
+                         path_ + ": it needs " + std::to_string(end) + " bytes but the file has " +
+                         std::to_string(file_size_),
+                     "was the file written completely, with the same kernel options?");
+    }
+
     void check_end(int var, std::int64_t record, const SelectionTypes& t) const {
         const std::uint64_t end = layout_.offset(var, record) + t.file_end();
-        if (t.bytes() > 0 && end > file_size_)
-            throw Error("cannot read variable " + spec_.vars[var].name +
-                            (spec_.vars[var].is_record(spec_) ? " record " + std::to_string(record) : "") +
-                            " from " + path_ + ": it needs " + std::to_string(end) + " bytes but the file has " +
-                            std::to_string(file_size_),
-                        "was the file written completely, with the same kernel options?");
+        if (t.bytes() > 0 && end > file_size_) throw short_file(var, record, end);
     }
 
     // Aggregate mode.  A view needs non-decreasing displacements, so the same
