@@ -189,7 +189,12 @@ def _as_list(value, key, where, kind, check=None):
         raise UsageError(f"{where}: '{key}' is an empty list", f"give at least one {kind.__name__} value")
     for v in values:
         if not isinstance(v, kind) or isinstance(v, bool) and kind is not bool:
-            raise UsageError(f"{where}: '{key}' must be a {kind.__name__} or a list of them, got {v!r}")
+            name = {"int": "an integer", "str": "a string", "bool": "true or false", "float": "a number"}.get(
+                kind.__name__, kind.__name__)
+            example = {"int": "4", "str": '"hdf5"', "bool": "true", "float": "1.5"}.get(kind.__name__, "...")
+            raise UsageError(f"{where}: '{key}' must be {name} or a list of them, got {v!r}",
+                             f"write e.g. {key} = {example} or {key} = [{example}, {example}] (TOML values, "
+                             "numbers without quotes)")
         if check:
             check(v)
     return values

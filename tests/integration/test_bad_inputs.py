@@ -336,8 +336,7 @@ def _(inp, out, fx):
     return K("vpic", write(inp / "w.cfg", "TIMESTEPS=1\nDIM_1 16\n"), out / "p.h5")
 
 
-@case("vpic-bad-num-dims", "vpic", "NUM_DIMS=4", "NUM_DIMS",
-      known="vpic_config.cpp: the NUM_DIMS error has no hint")
+@case("vpic-bad-num-dims", "vpic", "NUM_DIMS=4", "NUM_DIMS")
 def _(inp, out, fx):
     return K("vpic", h5bench_config(inp / "w.cfg", TIMESTEPS=1, NUM_DIMS=4, DIM_1=16), out / "p.h5")
 
@@ -474,8 +473,7 @@ def _(inp, out, fx):
     return suite_runner("run", t, "--results", out / "r")
 
 
-@case("suite-wrong-type", "suite runner", "ranks given as text", "ranks", mpi=False,
-      known="suite.py: the type error has no hint")
+@case("suite-wrong-type", "suite runner", "ranks given as text", "ranks", mpi=False)
 def _(inp, out, fx):
     t = write(inp / "s.toml", '[suite]\nname = "s"\n[[case]]\nname = "c"\nkernel = "e3sm"\nranks = "four"\n')
     return suite_runner("run", t, "--results", out / "r")

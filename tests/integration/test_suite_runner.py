@@ -94,7 +94,7 @@ def test_command_line_and_environment(tmp_path):
     ({"case": []}, ["no cases"]),
     ({"case": [{"backend": "hdf5"}]}, ["'kernel' is missing"]),
     ({"case": [{"kernel": "e3sm", "ranks": 0}]}, ["'ranks' must be positive, got 0"]),
-    ({"case": [{"kernel": "e3sm", "ranks": "4"}]}, ["'ranks' must be a int or a list of them, got '4'"]),
+    ({"case": [{"kernel": "e3sm", "ranks": "4"}]}, ["'ranks' must be an integer or a list of them, got '4'", "hint: write e.g. ranks = 4"]),
     ({"case": [{"kernel": "e3sm", "ranks": []}]}, ["'ranks' is an empty list"]),
     ({"case": [{"kernel": "e3sm", "io_layer": "mpich"}]}, ["io_layer 'mpich' is not one of romio, ompio"]),
     ({"case": [{"kernel": "e3sm", "repeats": 0}]}, ["'repeats' must be a positive integer"]),

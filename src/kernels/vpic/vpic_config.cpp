@@ -187,7 +187,7 @@ void Config::set(const std::string& key_in, const std::string& value_in) {
         if (compute_seconds < 0) throw Error(key + " must not be negative");
     } else if (key == "NUM_DIMS") {
         const auto n = count();
-        if (n < 1 || n > 3) throw Error("NUM_DIMS must be 1, 2 or 3, not '" + value + "'");
+        if (n < 1 || n > 3) throw Error("NUM_DIMS must be 1, 2 or 3, not '" + value + "'", "set NUM_DIMS=1, 2 or 3 (h5bench's 1-D, 2-D or 3-D layout)");
         num_dims = static_cast<int>(n);
     } else if (key == "DIM_1" || key == "DIM_2" || key == "DIM_3") {
         dim[key[4] - '1'] = positive();
