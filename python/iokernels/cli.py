@@ -6,6 +6,7 @@ import datetime
 import json
 import os
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -15,6 +16,14 @@ from .errors import UsageError
 
 
 NAME = "iokernels"      # how messages name the command: iokernels-suite when run as that
+
+
+def kernels_of(iokernels):
+    """The kernels a build of iokernels has, as its usage text lists them."""
+    p = subprocess.run([str(iokernels)], capture_output=True, text=True)  # usage: exit 2, on stderr
+    text = p.stdout + p.stderr
+    block = text.split("\nkernels:\n", 1)[-1].split("\n\n", 1)[0] if "\nkernels:\n" in text else ""
+    return {line.split()[0] for line in block.splitlines() if line.strip()}
 
 
 def cmd_run(a):
@@ -44,6 +53,11 @@ def cmd_run(a):
         found, how = paths.found_programs()
         where = f"in {paths.bin_dir(build)}" if explicit or found else f"({how})"
         raise UsageError(f"{', '.join(missing)} not found {where}", paths.not_found_hint())
+    unknown = sorted({r.kernel for r in s.runs if not r.is_tool} - kernels_of(paths.program(build, "iokernels")))
+    if unknown:  # refused before anything runs, not found out by a failed launch
+        raise UsageError(f"{a.suite}: unknown kernel {', '.join(map(repr, unknown))}",
+                         "kernels of this build: " + ", ".join(sorted(kernels_of(paths.program(build, "iokernels"))))
+                         + "; tools: " + ", ".join(sorted(suite.TOOLS)))
     for d in s.directories:  # h5bench's "directory": its runs share files there
         Path(d).mkdir(parents=True, exist_ok=True)
     root = a.results or f"results/{s.name}-{datetime.datetime.now().strftime('%Y%m%d-%H%M%S')}"
