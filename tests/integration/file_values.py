@@ -74,13 +74,15 @@ def assert_same_values(a, b, what, nvars=None):
     return len(a)
 
 
-def replace_stored_value(target, value):
+def replace_stored_value(target, value, region=None):
     """Changes the one stored copy of `value` (a numpy scalar) in `target` (a
     file, or every file under a directory, as ADIOS and the blob/log
     strategies write them), whichever byte order the library chose, so a
     read-back of any library can be shown to catch it.  Returns the file
     changed; fails the test when the value is stored other than exactly once
-    (pick another element then)."""
+    (pick another element then).  `region` (start, end): only byte offsets in
+    that range of a single file count (a dataset's extent: space the library
+    allocated but nobody wrote may hold stale copies of values)."""
     target = Path(target)
     files = [target] if target.is_file() else sorted(p for p in target.rglob("*") if p.is_file())
     patterns = {np.asarray(value).astype(np.asarray(value).dtype.newbyteorder(o)).tobytes() for o in "<>"}
@@ -92,6 +94,8 @@ def replace_stored_value(target, value):
             while at >= 0:
                 hits.append((f, at, pat))
                 at = data.find(pat, at + 1)
+    if region is not None:
+        hits = [h for h in hits if region[0] <= h[1] < region[1]]
     assert len(hits) == 1, f"{value!r} is stored {len(hits)} times in {target}"
     f, at, pat = hits[0]
     data = bytearray(f.read_bytes())
