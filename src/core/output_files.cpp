@@ -64,9 +64,7 @@ void OutputFiles::claim(const std::string& path) {
         }
     });
     created_.push_back(path);
-    int rank = 0;
-    MPI_Comm_rank(comm_, &rank);
-    if (rank == 0) remove_on_interrupt(path);  // rank 0 removes, as at exit
+    remove_on_interrupt(path);  // every rank: whichever handles the signal first removes it
 }
 
 void OutputFiles::require_readable(const std::string& path) const {
