@@ -18,7 +18,20 @@ std::int64_t Decomp::elements() const {
     return n;
 }
 
+namespace {
+// What needs every process's runs cannot run on a share of the map.
+void require_whole(const Decomp& d, const char* what) {
+    if (!d.whole()) throw Error(std::string("internal error: ") + what + " on a share of map decomposition " + d.name);
+}
+void require_held(const Decomp& d, int p) {
+    if (!d.whole() && (p < d.held.first || p >= d.held.first + d.held.count))
+        throw Error("internal error: runs of map process " + std::to_string(p) + " asked of a share of " + d.name +
+                    " that does not hold them");
+}
+}  // namespace
+
 std::int64_t Decomp::covered_elements() const {
+    require_whole(*this, "covered_elements");
     std::int64_t n = 0;
     for (std::size_t p = 0; p < nreqs.size(); ++p)
         for (std::int64_t i = 0; i < fill_starts[p]; ++i) n += lengths[first[p] + i];
@@ -38,12 +51,14 @@ bool Decomp::has_fill_runs() const {
 }
 
 std::vector<Run> Decomp::process_runs(int p) const {
+    require_held(*this, p);
     std::vector<Run> r;
     for (std::int64_t i = 0; i < fill_starts[p]; ++i) r.push_back({offsets[first[p] + i], lengths[first[p] + i]});
     return r;
 }
 
 std::vector<Run> Decomp::process_fill_runs(int p) const {
+    require_held(*this, p);
     std::vector<Run> r;
     for (std::int64_t i = fill_starts[p]; i < nreqs[p]; ++i)
         r.push_back({offsets[first[p] + i], lengths[first[p] + i]});
@@ -204,8 +219,9 @@ DecompMap read_decomp_map(const std::string& path) {
 
 namespace {
 
-// Flattens a map into int64s for one broadcast, and back.
-std::vector<std::int64_t> pack(const DecompMap& m) {
+// Flattens a map into int64s for one broadcast, and back; without the runs
+// (with_runs false) only the dims and per-process counts travel.
+std::vector<std::int64_t> pack(const DecompMap& m, bool with_runs = true) {
     std::vector<std::int64_t> b = {m.nprocs, m.has_fill_starts ? 1 : 0, static_cast<std::int64_t>(m.decomps.size())};
     for (const auto& d : m.decomps) {
         b.push_back(static_cast<std::int64_t>(d.dims.size()));
@@ -213,13 +229,14 @@ std::vector<std::int64_t> pack(const DecompMap& m) {
         b.insert(b.end(), d.nreqs.begin(), d.nreqs.end());
         b.insert(b.end(), d.fill_starts.begin(), d.fill_starts.end());
         b.push_back(static_cast<std::int64_t>(d.offsets.size()));
+        if (!with_runs) continue;
         b.insert(b.end(), d.offsets.begin(), d.offsets.end());
         b.insert(b.end(), d.lengths.begin(), d.lengths.end());
     }
     return b;
 }
 
-DecompMap unpack(const std::vector<std::int64_t>& b, const std::string& path) {
+DecompMap unpack(const std::vector<std::int64_t>& b, const std::string& path, bool with_runs = true) {
     DecompMap m;
     m.path = path;
     std::size_t i = 0;
@@ -238,8 +255,10 @@ DecompMap unpack(const std::vector<std::int64_t>& b, const std::string& path) {
         d.nreqs = take(m.nprocs);
         d.fill_starts = take(m.nprocs);
         const std::size_t total = static_cast<std::size_t>(b[i++]);
-        d.offsets = take(total);
-        d.lengths = take(total);
+        if (with_runs) {
+            d.offsets = take(total);
+            d.lengths = take(total);
+        }
         compute_first(d);
         m.decomps.push_back(std::move(d));
     }
@@ -255,17 +274,20 @@ void bcast_string(std::string& s, MPI_Comm comm) {
 
 }  // namespace
 
-DecompMap read_decomp_map_collective(const std::string& path, MPI_Comm comm) {
+namespace {
+
+// Rank 0 reads the map and packs it (pack_runs: with the runs); every rank
+// learns whether that worked, and throws rank 0's error if not.
+void read_on_rank0(const std::string& path, MPI_Comm comm, bool pack_runs, DecompMap& m,
+                   std::vector<std::int64_t>& packed) {
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
-    DecompMap m;
-    std::vector<std::int64_t> packed;
     int failed = 0;
     std::string what, hint;
     if (rank == 0) {
         try {
             m = read_decomp_map(path);
-            packed = pack(m);
+            packed = pack(m, pack_runs);
         } catch (const Error& e) {
             failed = 1;
             what = e.what();
@@ -286,14 +308,87 @@ DecompMap read_decomp_map_collective(const std::string& path, MPI_Comm comm) {
         bcast_string(hint, comm);
         throw Error(what, hint);
     }
+}
+
+void bcast_packed(std::vector<std::int64_t>& packed, MPI_Comm comm) {
     long long n = static_cast<long long>(packed.size());
     MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, comm);
     packed.resize(static_cast<std::size_t>(n));
     const long long chunk = 1 << 28;  // MPI counts are int
     for (long long off = 0; off < n; off += chunk)
         MPI_Bcast(packed.data() + off, static_cast<int>(std::min(chunk, n - off)), MPI_INT64_T, 0, comm);
+}
+
+// Point to point in pieces MPI's int counts can hold; one (source, tag) pair
+// keeps the pieces in order.
+constexpr std::size_t kPiece = std::size_t(1) << 28;
+void send_pieces(const std::int64_t* data, std::size_t n, int to, MPI_Comm comm, std::vector<MPI_Request>& reqs) {
+    for (std::size_t off = 0; off < n; off += kPiece) {
+        reqs.emplace_back();
+        MPI_Isend(data + off, static_cast<int>(std::min(kPiece, n - off)), MPI_INT64_T, to, 0, comm, &reqs.back());
+    }
+}
+void recv_pieces(std::int64_t* data, std::size_t n, MPI_Comm comm, std::vector<MPI_Request>& reqs) {
+    for (std::size_t off = 0; off < n; off += kPiece) {
+        reqs.emplace_back();
+        MPI_Irecv(data + off, static_cast<int>(std::min(kPiece, n - off)), MPI_INT64_T, 0, 0, comm, &reqs.back());
+    }
+}
+
+}  // namespace
+
+DecompMap read_decomp_map_collective(const std::string& path, MPI_Comm comm) {
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    DecompMap m;
+    std::vector<std::int64_t> packed;
+    read_on_rank0(path, comm, true, m, packed);
+    bcast_packed(packed, comm);
     if (rank == 0) return m;
     return unpack(packed, path);
+}
+
+DecompMap read_decomp_map_share(const std::string& path, MPI_Comm comm, int share_rank, int share_size) {
+    int rank = 0, size = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    DecompMap m;
+    std::vector<std::int64_t> packed;
+    read_on_rank0(path, comm, false, m, packed);
+    bcast_packed(packed, comm);
+    std::vector<int> shares(static_cast<std::size_t>(size));
+    MPI_Gather(&share_rank, 1, MPI_INT, shares.data(), 1, MPI_INT, 0, comm);
+    if (rank != 0) m = unpack(packed, path, false);
+    // Each rank's map processes are consecutive, so their runs are one slice
+    // of offsets and one of lengths.
+    std::vector<MPI_Request> reqs;
+    for (auto& d : m.decomps) {
+        const int nmap = static_cast<int>(d.nreqs.size());
+        if (rank == 0) {
+            for (int r = 1; r < size; ++r) {
+                if (shares[r] < 0) continue;
+                const ProcRange pr = map_procs_of_rank(nmap, shares[r], share_size);
+                if (pr.count == 0) continue;
+                const std::int64_t b = d.first[pr.first], e = d.first[pr.first + pr.count - 1] + d.nreqs[pr.first + pr.count - 1];
+                send_pieces(d.offsets.data() + b, static_cast<std::size_t>(e - b), r, comm, reqs);
+                send_pieces(d.lengths.data() + b, static_cast<std::size_t>(e - b), r, comm, reqs);
+            }
+            continue;
+        }
+        d.held = share_rank < 0 ? ProcRange{} : map_procs_of_rank(nmap, share_rank, share_size);
+        std::int64_t n = 0;
+        for (int p = d.held.first; p < d.held.first + d.held.count; ++p) {
+            d.first[p] = n;  // local index: this rank holds its own processes' runs only
+            n += d.nreqs[p];
+        }
+        d.offsets.resize(static_cast<std::size_t>(n));
+        d.lengths.resize(static_cast<std::size_t>(n));
+        if (n == 0) continue;
+        recv_pieces(d.offsets.data(), d.offsets.size(), comm, reqs);
+        recv_pieces(d.lengths.data(), d.lengths.size(), comm, reqs);
+    }
+    MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+    return m;
 }
 
 // ---- distribution and coalescing -----------------------------------------------
@@ -308,8 +403,14 @@ ProcRange map_procs_of_rank(int nmap_procs, int rank, int nranks) {
 }
 
 std::vector<Run> coalesce_runs(std::vector<Run> runs, std::int64_t row_length, bool sort) {
-    if (sort)
-        std::stable_sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.offset < b.offset; });
+    // Runs of a valid map never overlap, so offsets are distinct and an
+    // unstable sort gives the one order (the length breaks ties on invalid
+    // input, for determinism).  A rank's runs are its map processes' sorted
+    // lists laid end to end: often sorted already.
+    const auto by_offset = [](const Run& a, const Run& b) {
+        return a.offset < b.offset || (a.offset == b.offset && a.length < b.length);
+    };
+    if (sort && !std::is_sorted(runs.begin(), runs.end(), by_offset)) std::sort(runs.begin(), runs.end(), by_offset);
     std::vector<Run> out;
     out.reserve(runs.size());
     for (const Run& r : runs) {
@@ -324,6 +425,12 @@ std::vector<Run> coalesce_runs(std::vector<Run> runs, std::int64_t row_length, b
 std::vector<Run> rank_runs(const Decomp& d, int rank, int nranks, bool sort, bool fill) {
     const ProcRange pr = map_procs_of_rank(static_cast<int>(d.nreqs.size()), rank, nranks);
     std::vector<Run> runs;
+    std::size_t n = 0;
+    for (int p = pr.first; p < pr.first + pr.count; ++p) {
+        require_held(d, p);
+        n += static_cast<std::size_t>(fill ? d.nreqs[p] - d.fill_starts[p] : d.fill_starts[p]);
+    }
+    runs.reserve(n);
     for (int p = pr.first; p < pr.first + pr.count; ++p) {
         const std::int64_t b = fill ? d.fill_starts[p] : 0, e = fill ? d.nreqs[p] : d.fill_starts[p];
         for (std::int64_t i = b; i < e; ++i) runs.push_back({d.offsets[d.first[p] + i], d.lengths[d.first[p] + i]});

@@ -17,6 +17,13 @@
 
 namespace iok::e3sm {
 
+// Block distribution of the map's N processes over P ranks: cnt = N/P, the
+// first N%P ranks take one more.  Ranks >= N own nothing.
+struct ProcRange {
+    int first = 0;
+    int count = 0;
+};
+
 // One decomposition "Dk" of a map.
 struct Decomp {
     std::string name;                  // "D1", "D2", ...
@@ -25,6 +32,11 @@ struct Decomp {
     std::vector<std::int64_t> fill_starts;  // per process: index (within its runs) where fill runs start
     std::vector<std::int64_t> offsets, lengths;  // all processes' runs, concatenated in process order
     std::vector<std::int64_t> first;   // per process: index of its first run in offsets/lengths (prefix sum)
+    // A share of the map (read_decomp_map_share) holds the runs of these map
+    // processes only, and first[] is valid for them alone; by default every
+    // process's runs are held.
+    ProcRange held{0, -1};
+    bool whole() const { return held.count < 0; }
 
     std::int64_t elements() const;     // product of dims
     std::int64_t row_length() const { return dims.empty() ? 1 : dims.back(); }
@@ -57,15 +69,18 @@ DecompMap read_decomp_map(const std::string& path);
 // same iok::Error (never rank 0 alone).
 DecompMap read_decomp_map_collective(const std::string& path, MPI_Comm comm);
 
+// Collective over `comm`, for a run in which share_size ranks write: every
+// rank gets each decomposition's dims and per-process counts, but only the
+// runs of the map processes it writes (map_procs_of_rank(N, share_rank,
+// share_size); share_rank < 0: none).  Rank 0 reads, validates and keeps the
+// whole map and sends each rank its slice: an ne30 map of 512 processes on
+// 16 ranks moves and holds 1/16 of its runs per rank instead of all of them.
+// Failures as read_decomp_map_collective.
+DecompMap read_decomp_map_share(const std::string& path, MPI_Comm comm, int share_rank, int share_size);
+
 // Checks an in-memory map (also used by the tools before writing one).
 void validate_decomp_map(const DecompMap& m);
 
-// Block distribution of the map's N processes over P ranks: cnt = N/P, the
-// first N%P ranks take one more.  Ranks >= N own nothing.
-struct ProcRange {
-    int first = 0;
-    int count = 0;
-};
 ProcRange map_procs_of_rank(int nmap_procs, int rank, int nranks);
 
 // Sorts runs by offset (when `sort`) and merges adjacent runs that stay within

@@ -50,8 +50,16 @@ void run(int argc, char** argv, MPI_Comm world) {
     // Prepare: read the map, pick the case, build this rank's plans.
     MPI_Barrier(world);
     const double t_prepare = MPI_Wtime();
+    // I/O ranks: every stride-th rank; the others sit out of the I/O.  Each
+    // receives the runs of its own map processes only (a dry run computes
+    // every rank's requests on one process: it reads the whole map).
+    const bool io_rank = rank % o.stride == 0;
+    const int io_size = (nprocs + o.stride - 1) / o.stride;
     DecompMap map;
-    collective_step(world, [&] { map = read_decomp_map_collective(o.map_path, world); });
+    collective_step(world, [&] {
+        map = o.dry_run ? read_decomp_map_collective(o.map_path, world)
+                        : read_decomp_map_share(o.map_path, world, io_rank ? rank / o.stride : -1, io_size);
+    });
     CaseOptions copt;
     copt.float_vars = o.use_float;
     copt.listing_order = o.define_order == "listing";
@@ -74,11 +82,8 @@ void run(int argc, char** argv, MPI_Comm world) {
     if (!o.dry_run) configure_storage(d, o.chunk_bytes, o.filter, specs);  // -c / -z
     if (o.dry_run) return dry_run(o, map, case_label, specs, ps, d);
 
-    // I/O ranks: every stride-th rank; the others sit out of the I/O.
-    const bool io_rank = rank % o.stride == 0;
     MPI_Comm io;
     MPI_Comm_split(world, io_rank ? 0 : MPI_UNDEFINED, rank, &io);
-    const int io_size = (nprocs + o.stride - 1) / o.stride;
     if (io_rank) MPI_Comm_rank(io, &ps.io_rank);
     ps.io_size = io_size;
     std::vector<FilePlan> plans;
