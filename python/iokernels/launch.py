@@ -131,12 +131,20 @@ def execute(argv, cwd, extra_env, timeout, stdout_path, stderr_path):
     env = {**os.environ, **extra_env}
     t0 = time.monotonic()
     with open(stdout_path, "w") as out, open(stderr_path, "w") as err:
+        # SIGINT/SIGTERM wait while the launch starts: arriving inside Popen
+        # (the child already running, p not yet known) they would leave it
+        # orphaned.  The child gets the usual mask back before it execs.
+        stop = {signal.SIGINT, signal.SIGTERM}
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, stop)
         try:
-            p = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=err, start_new_session=True)
+            p = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=err, start_new_session=True,
+                                 preexec_fn=lambda: signal.pthread_sigmask(signal.SIG_SETMASK, mask))
         except OSError as e:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
             err.write(f"cannot start {argv[0]}: {e}\n")
             return 127, time.monotonic() - t0
         try:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # a signal that came meanwhile is handled here
             rc = p.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             os.killpg(p.pid, signal.SIGKILL)    # the launcher and its ranks, nothing else
