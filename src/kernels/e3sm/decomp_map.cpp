@@ -321,9 +321,16 @@ std::vector<Run> coalesce_runs(std::vector<Run> runs, std::int64_t row_length, b
     return out;
 }
 
-std::vector<Run> rank_runs(const Decomp& d, int rank, int nranks, bool sort, bool fill) {
+std::vector<Run> rank_runs(const Decomp& d, int rank, int nranks, bool sort, bool fill, MapReading reading) {
     const ProcRange pr = map_procs_of_rank(static_cast<int>(d.nreqs.size()), rank, nranks);
     std::vector<Run> runs;
+    if (reading == MapReading::E3smIo && !fill) {
+        std::int64_t begin = 0, count = 0;
+        for (int p = 0; p < pr.first; ++p) begin += d.fill_starts[p];
+        for (int p = pr.first; p < pr.first + pr.count; ++p) count += d.fill_starts[p];
+        for (std::int64_t i = begin; i < begin + count; ++i) runs.push_back({d.offsets[i], d.lengths[i]});
+        return coalesce_runs(std::move(runs), d.row_length(), sort);
+    }
     for (int p = pr.first; p < pr.first + pr.count; ++p) {
         const std::int64_t b = fill ? d.fill_starts[p] : 0, e = fill ? d.nreqs[p] : d.fill_starts[p];
         for (std::int64_t i = b; i < e; ++i) runs.push_back({d.offsets[d.first[p] + i], d.lengths[d.first[p] + i]});

@@ -71,6 +71,7 @@ void run(int argc, char** argv, MPI_Comm world) {
     PlanSettings ps;
     ps.sort = !o.no_sort;
     ps.fill = o.fill;
+    ps.reading = o.map_reading == "e3sm-io" ? MapReading::E3smIo : MapReading::Map;
     ps.flush_every = o.flush_every;
     ps.two_d_first = o.two_d_first;
     if (!o.dry_run) configure_storage(d, o.chunk_bytes, o.filter, specs);  // -c / -z
