@@ -246,10 +246,13 @@ def first_difference(a, b):
     return None if len(x) == len(y) else min(len(x), len(y))
 
 
-# what makes iokernels' files cmp-equal to E3SM-IO's, and a change that must not
+# what makes iokernels' files cmp-equal to E3SM-IO's, a change that must not
+# (compared on the last file), and E3SM-IO's files
 E3SM_CMP = {
-    "f": (["--data", "rank"], ["-f", "1"]),  # the default pattern differs
-    "i": (["--data", "rank", "--map-reading", "e3sm-io"], ["--data", "rank", "-f", "1"]),  # the map's own runs differ
+    "f": (["--data", "rank"], ["-f", "1"], ["f_case_h0.nc", "f_case_h1.nc"]),  # the default pattern differs
+    "g": (["--data", "rank"], [], ["g_case.nc"]),
+    "i": (["--data", "rank", "--map-reading", "e3sm-io"], ["--data", "rank", "-f", "1"],  # the map's own runs differ
+          ["i_case_h0.nc", "i_case_h1.nc"]),
 }
 
 
@@ -260,26 +263,25 @@ E3SM_IO = os.environ.get("IOK_E3SM_IO", "")
 if E3SM_IO:
     @pytest.mark.parametrize("case", sorted(E3SM_CMP))
     def test_e3sm_data_rank_files_cmp_equal_to_e3sm_io(case, tmp_path):
-        """--data rank on the user's map, 4 ranks, -r 2: every history file is
-        byte for byte E3SM-IO's (cmp); in the I case with E3SM-IO's map
-        reading.  Without them (h1) the files differ.  Runs the seed binary
-        IOK_E3SM_IO names."""
+        """--data rank on the user's map, 4 ranks, -r 2: every history file of
+        F, G and I is byte for byte E3SM-IO's (cmp); in the I case with
+        E3SM-IO's map reading.  Without them the files differ.  Runs the seed
+        binary IOK_E3SM_IO names."""
         assert Path(E3SM_IO).is_file(), f"IOK_E3SM_IO={E3SM_IO} is not a file: point it at E3SM-IO's e3sm_io"
         m = SHARED / "datasets" / "e3sm" / f"map_{case}_case_16p.nc"
         if not m.exists():
             pytest.skip(f"{m} not present (the user's data)")
-        same, other = E3SM_CMP[case]
+        same, other, names = E3SM_CMP[case]
         theirs = tmp_path / "e3sm_io"
         theirs.mkdir()
         mpirun(4, [E3SM_IO, "-k", "-r", "2", "-o", theirs / f"{case}_case.nc", m])
         ours = e3sm_write(tmp_path, m, same)
-        names = sorted(p.name for p in theirs.iterdir())
-        assert names == [f"{case}_case_h0.nc", f"{case}_case_h1.nc"]
+        assert sorted(p.name for p in theirs.iterdir()) == names
         for name in names:
             assert first_difference(ours / name, theirs / name) is None, f"{name} differs from E3SM-IO's"
         (tmp_path / "other").mkdir()
         differs = e3sm_write(tmp_path / "other", m, other)
-        assert first_difference(differs / f"{case}_case_h1.nc", theirs / f"{case}_case_h1.nc") is not None
+        assert first_difference(differs / names[-1], theirs / names[-1]) is not None
 
 
 # ---------------------------------------------------------------- GCRM-IO
