@@ -1,6 +1,13 @@
-// PnetCDF backend: one CDF-5 file per FileSpec.
+// PnetCDF backend: one CDF-5 file per FileSpec (CDF-1 or CDF-2 on request).
 //
 // Parameters (BackendConfig::params):
+//   format=cdf5  (default) CDF-5 (NC_64BIT_DATA): 64-bit sizes and offsets,
+//                 every type; format=cdf2 CDF-2 (NC_64BIT_OFFSET) and
+//                 format=cdf1 the classic CDF-1, as applications that ask for
+//                 them write (GCRM-IO: CDF-2 unless a variable passes 2 GiB).
+//                 Their headers are shorter (32-bit counts), so the data start
+//                 earlier; they refuse 64-bit integers and, past their limits,
+//                 large variables (enddef fails and says to use cdf5).
 //   api=varn      (default) nonblocking ncmpi_iput_varn/iget_varn per put/get,
 //                 completed by one ncmpi_wait_all per flush (ncmpi_wait when
 //                 independent) -- the E3SM reference's canonical form;
@@ -67,6 +74,14 @@ std::string pnetcdf_version() {
 
 enum class Api { Varn, Blocking, Vard };
 
+// The create mode of a file format name (pnetcdf.format); reading opens any.
+int create_mode_of(const std::string& format) {
+    if (format == "cdf5") return NC_CLOBBER | NC_64BIT_DATA;
+    if (format == "cdf2") return NC_CLOBBER | NC_64BIT_OFFSET;
+    if (format == "cdf1") return NC_CLOBBER;
+    throw Error("pnetcdf: format '" + format + "' is not known", "choose one of: cdf5 (default), cdf2, cdf1");
+}
+
 Api parse_api(const std::string& s) {
     if (s == "varn") return Api::Varn;
     if (s == "blocking") return Api::Blocking;
@@ -76,7 +91,10 @@ Api parse_api(const std::string& s) {
 
 class PnetcdfFile : public File {
 public:
-    explicit PnetcdfFile(const BackendConfig& cfg) : cfg_(cfg), api_(parse_api(cfg.param("pnetcdf.api", "varn"))) {}
+    explicit PnetcdfFile(const BackendConfig& cfg)
+        : cfg_(cfg),
+          api_(parse_api(cfg.param("pnetcdf.api", "varn"))),
+          create_mode_(create_mode_of(cfg.param("pnetcdf.format", "cdf5"))) {}
     ~PnetcdfFile() override {
         if (ncid_ >= 0) ncmpi_abort(ncid_);  // only on an error path
         if (empty_ != MPI_DATATYPE_NULL) MPI_Type_free(&empty_);
@@ -87,7 +105,7 @@ public:
     void create(const std::string& path, const FileSpec& spec, MPI_Comm comm) {
         path_ = path;
         spec_ = spec;
-        int err = ncmpi_create(comm, path.c_str(), NC_CLOBBER | NC_64BIT_DATA, cfg_.hints, &ncid_);
+        int err = ncmpi_create(comm, path.c_str(), create_mode_, cfg_.hints, &ncid_);
         if (err != NC_NOERR) {
             ncid_ = -1;
             fail(err, "create");
@@ -209,6 +227,7 @@ private:
 
     BackendConfig cfg_;
     Api api_;
+    int create_mode_;  // NC_CLOBBER | the format's flag (pnetcdf.format)
     int ncid_ = -1;
     bool indep_ = false;
     MPI_Offset recsize_ = 0;
@@ -442,6 +461,8 @@ private:
             case NC_EINVALCOORDS:
             case NC_EEDGE: return "the selection lies outside the variable: does the map match the file?";
             case NC_EINTOVERFLOW: return "a single request exceeds 2 GiB: use more processes";
+            case NC_EVARSIZE: return "a variable is too large for this file format: use --param pnetcdf.format=cdf5";
+            case NC_ESTRICTCDF2: return "CDF-1/CDF-2 files have no 64-bit integers: use --param pnetcdf.format=cdf5";
             default: return "";
         }
     }
@@ -456,7 +477,7 @@ std::unique_ptr<Backend> make_pnetcdf(const BackendConfig& cfg) {
 static BackendInfo describe() {
     BackendInfo b;
     b.name = "pnetcdf";
-    b.description = "PnetCDF, one CDF-5 file";
+    b.description = "PnetCDF, one CDF-5 file (CDF-2/CDF-1 with pnetcdf.format)";
     b.factory = make_pnetcdf;
     b.library_version = pnetcdf_version;
     b.extension = ".nc";
@@ -465,7 +486,11 @@ static BackendInfo describe() {
     b.caps.alignment = true;  // nc_header_align_size / nc_var_align_size hints
     b.options = {{"pnetcdf.api", "varn", "varn: nonblocking ncmpi_iput_varn + wait_all; blocking: ncmpi_put_vara per "
                                          "block; vard: one ncmpi_put_vard per variable",
-                  {"varn", "blocking", "vard"}}};
+                  {"varn", "blocking", "vard"}},
+                 {"pnetcdf.format", "cdf5", "file format of created files: cdf5 (64-bit data, NC_64BIT_DATA); cdf2 "
+                                            "(64-bit offsets, NC_64BIT_OFFSET; GCRM-IO below 2 GiB variables); cdf1 "
+                                            "(classic)",
+                  {"cdf5", "cdf2", "cdf1"}}};
     return b;
 }
 

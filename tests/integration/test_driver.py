@@ -29,6 +29,8 @@ def test_registry_lists_backends_strategies_and_options():
     assert by["pnetcdf"]["extension"] == ".nc"
     api = {o["key"]: o for o in by["pnetcdf"]["options"]}["pnetcdf.api"]
     assert api["default"] == "varn" and api["choices"] == ["varn", "blocking", "vard"]
+    fmt = {o["key"]: o for o in by["pnetcdf"]["options"]}["pnetcdf.format"]
+    assert fmt["default"] == "cdf5" and fmt["choices"] == ["cdf5", "cdf2", "cdf1"]
     assert by["hdf5"]["capabilities"]["compound_files"] is True
     assert by["pnetcdf"]["capabilities"]["compound_files"] is False
     for b in REG["backends"]:  # every key carries its owner's prefix
@@ -73,6 +75,7 @@ def test_unknown_param_names_valid_keys(kernel, tmp_path, small_map):
 
 
 @pytest.mark.parametrize("value,fragment", [("pnetcdf.api=vardd", "use pnetcdf.api=varn|blocking|vard"),
+                                            ("pnetcdf.format=cdf3", "use pnetcdf.format=cdf5|cdf2|cdf1"),
                                             ("rearrange.aggregators=2", "valid keys: pnetcdf.api"),
                                             ("pnetcdf.api", "write it as KEY=VALUE")])
 def test_param_values_checked(tmp_path, value, fragment):

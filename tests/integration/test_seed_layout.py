@@ -11,13 +11,14 @@ user's real data (E3SM maps, GCRM descriptions), the exact comparison reads
 depend on the input's sizes: the header text with dimension lengths left out,
 and a data section that starts right after the header (E3SM-IO and S3D-IO ask
 PnetCDF for no padding) with no gap between variables."""
+import os
 import re
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from conftest import SHARED, iok, tool
+from conftest import SHARED, iok, load_json, mpirun, tool
 from e3sm_inputs import make_case_map
 
 LISTINGS = Path(__file__).parent / "listings"
@@ -45,25 +46,10 @@ def header_extent(off):
     return int(re.search(r"extent\s+=\s+(\d+) bytes", off).group(1))
 
 
-def without_format(hdr, off, size):
-    """Header, offsets and size without what the file format alone decides:
-    the format lines, and the header's encoding (a CDF-5 header is longer
-    than a CDF-2 one, and may need one more alignment unit): offsets and size
-    are taken from the end of the header."""
-    extent = header_extent(off)
-    hdr = re.sub(r"^// file format: .*\n", "", hdr, flags=re.M)
-    off = re.sub(r"^// File format: .*\n", "", off, flags=re.M)
-    off = re.sub(r"^\t(size|extent)\s+=\s+\d+ bytes\n", "", off, flags=re.M)
-    off = re.sub(r"(file offset =\s+)(\d+)", lambda m: f"file offset = {int(m.group(2)) - extent}", off)
-    return hdr, off, size - extent
-
-
-def assert_same_layout(out_dir, listing_dir, same_format=True, check_size=True):
-    """Every file of the listing exists in out_dir with the same header,
-    offsets and size, and out_dir holds no other NetCDF file.
-    same_format=False: the format (CDF-2/CDF-5) and the header's encoding may
-    differ (GCRM, see docs/seed_layout.md): header text otherwise, offsets
-    and size counted from the header's end must not."""
+def assert_same_layout(out_dir, listing_dir, check_size=True):
+    """Every file of the listing exists in out_dir with the same header
+    (format line included), offsets and size, and out_dir holds no other
+    NetCDF file."""
     names = expected_names(listing_dir)
     assert names, f"no listing in {listing_dir}"
     written = sorted(p.name for p in out_dir.iterdir() if re.search(r"\.nc(\.\d+)?$", p.name))
@@ -71,9 +57,6 @@ def assert_same_layout(out_dir, listing_dir, same_format=True, check_size=True):
     for name in names:
         hdr, off, size = listing(out_dir / name)
         e_hdr, e_off, e_size = expected(listing_dir, name)
-        if not same_format:
-            hdr, off, size = without_format(hdr, off, size)
-            e_hdr, e_off, e_size = without_format(e_hdr, e_off, e_size)
         assert hdr == e_hdr, f"{name}: header differs from the seed tool's"
         assert off == e_off, f"{name}: variable offsets differ from the seed tool's"
         if check_size:
@@ -180,19 +163,27 @@ def test_e3sm_as_e3sm_io_real_maps(case, variant, tmp_path):
     if not m.exists():
         pytest.skip(f"{m} not present (the user's data)")
     out = e3sm_write(tmp_path, m, E3SM_VARIANTS[variant])
-    # I: same header and offsets, but see test_e3sm_i_case_size_as_e3sm_io
+    # I: same header and offsets; the size with E3SM-IO's map reading only
+    # (test_e3sm_i_case_size_as_e3sm_io)
     assert_same_layout(out, LISTINGS / "e3sm" / f"{case}_{variant}", check_size=case != "i")
 
 
-@pytest.mark.xfail(strict=True, reason="open: iokernels writes 288 elements of plim_m's last record "
-                   "(2,304 bytes in double) past the last one E3SM-IO writes; see docs/seed_layout.md")
 def test_e3sm_i_case_size_as_e3sm_io(tmp_path):
-    """I case on the user's map: the file ends where E3SM-IO's does."""
+    """I case on the user's map with --map-reading e3sm-io: the file ends where
+    E3SM-IO's does.  E3SM-IO (fill mode off) counts each rank's window of the
+    map's concatenated runs by Dk.fill_starts; it never reaches the last 288
+    elements of plim_m's last record that the map's own reading (the default)
+    writes, 2,304 bytes in double."""
     m = SHARED / "datasets" / "e3sm" / "map_i_case_16p.nc"
     if not m.exists():
         pytest.skip(f"{m} not present (the user's data)")
-    out = e3sm_write(tmp_path, m, [])
-    assert (out / "i_case_h0.nc").stat().st_size == int((LISTINGS / "e3sm" / "i_double" / "i_case_h0.nc.size").read_text())
+    seed_size = int((LISTINGS / "e3sm" / "i_double" / "i_case_h0.nc.size").read_text())
+    out = e3sm_write(tmp_path, m, ["--map-reading", "e3sm-io"])
+    assert_same_layout(out, LISTINGS / "e3sm" / "i_double")
+    assert (out / "i_case_h0.nc").stat().st_size == seed_size
+    (tmp_path / "map").mkdir()
+    default = e3sm_write(tmp_path / "map", m, ["-f", "0"])  # h0 only
+    assert (default / "i_case_h0.nc").stat().st_size == seed_size + 288 * 8
 
 
 @pytest.mark.parametrize("case", ["F", "G", "I"])
@@ -245,6 +236,54 @@ def test_e3sm_data_rank_writes_and_verifies_the_writing_rank(tmp_path):
     assert "verification failed" in text and "variable temperature" in text and f"element {element}" in text, text
 
 
+def first_difference(a, b):
+    """Byte offset of the first difference between two files (cmp), or None
+    when they are identical."""
+    x, y = a.read_bytes(), b.read_bytes()
+    for i in range(min(len(x), len(y))):
+        if x[i] != y[i]:
+            return i
+    return None if len(x) == len(y) else min(len(x), len(y))
+
+
+# what makes iokernels' files cmp-equal to E3SM-IO's, a change that must not
+# (compared on the last file), and E3SM-IO's files
+E3SM_CMP = {
+    "f": (["--data", "rank"], ["-f", "1"], ["f_case_h0.nc", "f_case_h1.nc"]),  # the default pattern differs
+    "g": (["--data", "rank"], [], ["g_case.nc"]),
+    "i": (["--data", "rank", "--map-reading", "e3sm-io"], ["--data", "rank", "-f", "1"],  # the map's own runs differ
+          ["i_case_h0.nc", "i_case_h1.nc"]),
+}
+
+
+# E3SM-IO's e3sm_io binary (PnetCDF build): when given, its files are compared
+# with cmp.  Without it the test is not collected at all (not skipped:
+# IOK_REQUIRE_ALL=1 fails every skip, and CI has no seed build).
+E3SM_IO = os.environ.get("IOK_E3SM_IO", "")
+if E3SM_IO:
+    @pytest.mark.parametrize("case", sorted(E3SM_CMP))
+    def test_e3sm_data_rank_files_cmp_equal_to_e3sm_io(case, tmp_path):
+        """--data rank on the user's map, 4 ranks, -r 2: every history file of
+        F, G and I is byte for byte E3SM-IO's (cmp); in the I case with
+        E3SM-IO's map reading.  Without them the files differ.  Runs the seed
+        binary IOK_E3SM_IO names."""
+        assert Path(E3SM_IO).is_file(), f"IOK_E3SM_IO={E3SM_IO} is not a file: point it at E3SM-IO's e3sm_io"
+        m = SHARED / "datasets" / "e3sm" / f"map_{case}_case_16p.nc"
+        if not m.exists():
+            pytest.skip(f"{m} not present (the user's data)")
+        same, other, names = E3SM_CMP[case]
+        theirs = tmp_path / "e3sm_io"
+        theirs.mkdir()
+        mpirun(4, [E3SM_IO, "-k", "-r", "2", "-o", theirs / f"{case}_case.nc", m])
+        ours = e3sm_write(tmp_path, m, same)
+        assert sorted(p.name for p in theirs.iterdir()) == names
+        for name in names:
+            assert first_difference(ours / name, theirs / name) is None, f"{name} differs from E3SM-IO's"
+        (tmp_path / "other").mkdir()
+        differs = e3sm_write(tmp_path / "other", m, other)
+        assert first_difference(differs / names[-1], theirs / names[-1]) is not None
+
+
 # ---------------------------------------------------------------- GCRM-IO
 
 GCRM_CONFIGS = {  # io_config_file -> physics_mode, as GCRM-IO's README pairs them
@@ -273,23 +312,20 @@ def gcrm_params(directory, fcfg, physics, level=3):
 @pytest.mark.parametrize("fcfg", list(GCRM_CONFIGS))
 def test_gcrm_as_gcrm_io(fcfg, tmp_path):
     """Every configuration of the user's GCRM inputs at level 3 on 4 ranks:
-    GCRM-IO's file names, headers (dimension order, attribute values with
-    their trailing blanks, no empty attribute, the restart globals), offsets
-    and sizes."""
+    GCRM-IO's file names, format (CDF-2), headers (dimension order, attribute
+    values with their trailing blanks, no empty attribute, the restart
+    globals), offsets and sizes."""
     if not (SHARED / "datasets" / "gcrm" / fcfg).exists():
         pytest.skip(f"{SHARED / 'datasets' / 'gcrm'} not present (the user's data)")
     out = tmp_path / "out"
     out.mkdir()
     params = gcrm_params(tmp_path, fcfg, GCRM_CONFIGS[fcfg])
     iok(4, "gcrm", params, "-o", out, "--keep", "-q")
-    # GCRM-IO writes CDF-2 (64-bit offsets); the pnetcdf backend writes CDF-5
-    # until it can be told otherwise (a request to its owner is open): the
-    # header's encoding differs (and, past a 2048-byte boundary, its extent),
-    # the header text and the data layout after it do not.
-    assert_same_layout(out, LISTINGS / "gcrm" / f"L3_{fcfg}", same_format=False)
-    first = sorted(out.glob("*.nc"))[0]
-    assert "// file format: CDF-5" in listing(first)[0]
-    assert "// file format: CDF-2" in expected(LISTINGS / "gcrm" / f"L3_{fcfg}", first.name)[0]
+    # GCRM-IO writes CDF-2 (64-bit offsets) at level 3: its size check stays
+    # under 2 GiB; the kernel asks the pnetcdf backend for the same format
+    assert_same_layout(out, LISTINGS / "gcrm" / f"L3_{fcfg}")
+    for f in out.iterdir():
+        assert "// file format: CDF-2 (large file)\n" in listing(f)[0], f.name
 
 
 def test_gcrm_generated_inputs_follow_gcrm_io_rules(tmp_path):
@@ -332,6 +368,34 @@ def test_gcrm_generated_inputs_follow_gcrm_io_rules(tmp_path):
     assert re.findall(r"^\t\t:(\w+) = ", tail, re.M)[-7:] == [
         "nprog", "nprog_index", "ntend", "ntend_index", "prs_top", "km", "level_max"]
     assert ":nprog_index = 0, 1 ;" in tail and ":level_max = 3 ;" in tail and ":prs_top = 20. ;" in tail
+
+
+def gcrm_formats(out):
+    """{file name: format line} of every NetCDF file in out."""
+    return {p.name: listing(p)[0].split("\n", 1)[0] for p in out.iterdir()}
+
+
+def test_gcrm_generated_inputs_file_format_as_gcrm_io(tmp_path):
+    """GCRM-IO's format rule on generated inputs: CDF-2 at level 3; CDF-5 at
+    level 4, where its size check of the cells x edges x layers field
+    ("wind") passes 2 GiB; --param pnetcdf.format wins over the kernel's
+    choice."""
+    from gen_inputs import gcrm_inputs
+    params = gcrm_inputs(tmp_path, "groups")
+    runs = {"L3": [], "L4": ["--level", "4"], "L3_cdf5": ["--param", "pnetcdf.format=cdf5"]}
+    formats = {}
+    backend_params = {}
+    for name, extra in runs.items():
+        out = tmp_path / name
+        out.mkdir()
+        iok(4, "gcrm", params, "-o", out, "--keep", "-q", "--json", tmp_path / f"{name}.json", *extra)
+        formats[name] = set(gcrm_formats(out).values())
+        backend_params[name] = load_json(tmp_path / f"{name}.json")["params"]["backend_params"]
+    # the results record the format asked for
+    assert [backend_params[n]["pnetcdf.format"] for n in runs] == ["cdf2", "cdf5", "cdf5"]
+    assert formats["L3"] == {"// file format: CDF-2 (large file)"}
+    assert formats["L4"] == {"// file format: CDF-5 (big variables)"}
+    assert formats["L3_cdf5"] == {"// file format: CDF-5 (big variables)"}
 
 
 def test_gcrm_level4_byte_for_byte_layout(tmp_path):

@@ -481,3 +481,37 @@ TEST(MapFormats, CollectiveReadOfGarbageFailsOnEveryRank) {
             << e.what();
     }
 }
+
+// E3SM-IO's reading of a map with fill runs (--map-reading e3sm-io): each
+// rank's window of the concatenated runs is counted by fill_starts, so it
+// slides over the blocks; without fill runs both readings agree.
+TEST(DecompMap, E3smIoReadingCountsWindowsByFillStarts) {
+    Decomp d;
+    d.name = "D1";
+    d.dims = {1, 100};
+    // process 0: real runs at 0, 10 and a fill run at 90; process 1: real 20, 30, fill 95
+    d.nreqs = {3, 3};
+    d.fill_starts = {2, 2};
+    d.offsets = {0, 10, 90, 20, 30, 95};
+    d.lengths = {5, 5, 5, 5, 5, 5};
+    d.first = {0, 3};
+    auto offsets = [](const std::vector<iok::Run>& runs) {
+        std::vector<std::int64_t> o;
+        for (const auto& r : runs) o.push_back(r.offset);
+        return o;
+    };
+    // the map's definition: each process's own real runs
+    EXPECT_EQ(offsets(rank_runs(d, 0, 2, false)), (std::vector<std::int64_t>{0, 10}));
+    EXPECT_EQ(offsets(rank_runs(d, 1, 2, false)), (std::vector<std::int64_t>{20, 30}));
+    // E3SM-IO: rank 1 starts at entry 2 (process 0's fill run) and never reaches 30
+    EXPECT_EQ(offsets(rank_runs(d, 0, 2, false, false, MapReading::E3smIo)), (std::vector<std::int64_t>{0, 10}));
+    EXPECT_EQ(offsets(rank_runs(d, 1, 2, false, false, MapReading::E3smIo)), (std::vector<std::int64_t>{90, 20}));
+    // one rank: the first Σ fill_starts = 4 entries
+    EXPECT_EQ(offsets(rank_runs(d, 0, 1, false, false, MapReading::E3smIo)), (std::vector<std::int64_t>{0, 10, 90, 20}));
+    // fill runs are read by process in either reading
+    EXPECT_EQ(offsets(rank_runs(d, 1, 2, false, true, MapReading::E3smIo)), (std::vector<std::int64_t>{95}));
+    // no fill runs: the same runs
+    d.fill_starts = {3, 3};
+    for (int r = 0; r < 2; ++r)
+        EXPECT_EQ(offsets(rank_runs(d, r, 2, true, false, MapReading::E3smIo)), offsets(rank_runs(d, r, 2, true)));
+}

@@ -4,6 +4,7 @@
 #ifdef IOK_HAVE_PNETCDF
 #include <pnetcdf.h>
 
+#include <fstream>
 #include <tuple>
 
 #include "core/error.hpp"
@@ -199,6 +200,60 @@ TEST(PnetcdfBackend, UnknownApiNamesTheChoices) {
         EXPECT_NE(e.hint().find("varn"), std::string::npos);
         EXPECT_NE(e.hint().find("blocking"), std::string::npos);
         EXPECT_NE(e.hint().find("vard"), std::string::npos);
+    }
+}
+
+// pnetcdf.format: CDF-1 / CDF-2 / CDF-5 files (the magic number's version
+// byte), each read back whole; CDF-1/2 refuse a 64-bit integer variable with
+// a hint to use cdf5; an unknown format names the choices.
+std::unique_ptr<iok::Backend> make_format(const std::string& format) {
+    iok::BackendConfig cfg;
+    cfg.params["pnetcdf.api"] = "varn";
+    cfg.params["pnetcdf.format"] = format;
+    return iok::make_backend("pnetcdf", cfg);
+}
+
+int version_byte(const std::string& path) {
+    char magic[4] = {};
+    std::ifstream(path, std::ios::binary).read(magic, 4);
+    return std::string(magic, 3) == "CDF" ? magic[3] : -1;
+}
+
+TEST(PnetcdfBackend, FormatParameterPicksTheCreateMode) {
+    for (const auto& [format, version] : {std::pair<std::string, int>{"cdf1", 1}, {"cdf2", 2}, {"cdf5", 5}}) {
+        Case c = make_case(out_dir() + "/pnetcdf_" + format + ".nc");
+        c.spec.vars.erase(c.spec.vars.begin() + 5);  // gid: 64-bit integers exist in CDF-5 only
+        c.sel.erase(c.sel.begin() + 5);
+        auto w = make_format(format);
+        write_case(*w, c);
+        MPI_Barrier(MPI_COMM_WORLD);
+        EXPECT_EQ(version_byte(c.spec.path), version) << format;
+        auto r = make_format("cdf5");  // reading opens any format
+        EXPECT_EQ(read_mismatches(*r, c), 0u) << format;
+    }
+}
+
+TEST(PnetcdfBackend, ClassicFormatsRefuseInt64SayingUseCdf5) {
+    Case c = make_case(out_dir() + "/pnetcdf_cdf2_int64.nc");
+    auto w = make_format("cdf2");
+    try {
+        write_case(*w, c);
+        FAIL() << "a 64-bit integer variable was defined in a CDF-2 file";
+    } catch (const iok::Error& e) {
+        EXPECT_NE(std::string(e.what()).find("gid"), std::string::npos) << e.what();
+        EXPECT_NE(e.hint().find("pnetcdf.format=cdf5"), std::string::npos) << e.hint();
+    }
+}
+
+TEST(PnetcdfBackend, UnknownFormatNamesTheChoices) {
+    try {
+        make_format("cdf3");
+        FAIL();
+    } catch (const iok::Error& e) {
+        EXPECT_NE(std::string(e.what()).find("cdf3"), std::string::npos);
+        EXPECT_NE(e.hint().find("cdf5"), std::string::npos);
+        EXPECT_NE(e.hint().find("cdf2"), std::string::npos);
+        EXPECT_NE(e.hint().find("cdf1"), std::string::npos);
     }
 }
 

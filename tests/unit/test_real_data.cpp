@@ -16,6 +16,7 @@
 #include "kernels/e3sm/case_stats.hpp"
 #include "kernels/e3sm/decomp_map.hpp"
 #include "kernels/e3sm/map_writer.hpp"
+#include "kernels/gcrm/gcrm_format.hpp"
 #include "kernels/gcrm/gcrm_inputs.hpp"
 #include "kernels/gcrm/gcrm_plan.hpp"
 
@@ -183,6 +184,12 @@ TEST(RealData, GcrmReferenceInputsGiveTheReadmesFigures) {
     EXPECT_EQ(rphys, 36);
     EXPECT_EQ(fields_data - 1, 19);  // "divergence" is described twice: 19/41 distinct fields
     EXPECT_EQ(fields_phys - 1, 41);
+
+    // GCRM-IO's format: CDF-2 at level 3 (largest field by its check: the
+    // cells x edges x interfaces floats), CDF-5 from level 4 (its listings).
+    EXPECT_EQ(gcrm_io_largest_field(d, grid_params(3, 4)), 642LL * 1920 * 257 * 4);
+    EXPECT_EQ(gcrm_io_file_format(d, grid_params(3, 4)), "cdf2");
+    EXPECT_EQ(gcrm_io_file_format(d, grid_params(4, 4)), "cdf5");
 
     // The README run: 20 ranks, zgrd.in (L5, 2 dumps, CP.lyr, physics, sep_grid, restart each dump).
     const RunParams p = parse_params_file(dir + "/zgrd.in");

@@ -422,9 +422,17 @@ std::vector<Run> coalesce_runs(std::vector<Run> runs, std::int64_t row_length, b
     return out;
 }
 
-std::vector<Run> rank_runs(const Decomp& d, int rank, int nranks, bool sort, bool fill) {
+std::vector<Run> rank_runs(const Decomp& d, int rank, int nranks, bool sort, bool fill, MapReading reading) {
     const ProcRange pr = map_procs_of_rank(static_cast<int>(d.nreqs.size()), rank, nranks);
     std::vector<Run> runs;
+    if (reading == MapReading::E3smIo && !fill) {
+        require_whole(d, "E3SM-IO's map reading");  // its window crosses other processes' blocks
+        std::int64_t begin = 0, count = 0;
+        for (int p = 0; p < pr.first; ++p) begin += d.fill_starts[p];
+        for (int p = pr.first; p < pr.first + pr.count; ++p) count += d.fill_starts[p];
+        for (std::int64_t i = begin; i < begin + count; ++i) runs.push_back({d.offsets[i], d.lengths[i]});
+        return coalesce_runs(std::move(runs), d.row_length(), sort);
+    }
     std::size_t n = 0;
     for (int p = pr.first; p < pr.first + pr.count; ++p) {
         require_held(d, p);

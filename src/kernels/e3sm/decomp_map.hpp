@@ -88,10 +88,26 @@ ProcRange map_procs_of_rank(int nmap_procs, int rank, int nranks);
 // only runs already adjacent in the given order merge.
 std::vector<Run> coalesce_runs(std::vector<Run> runs, std::int64_t row_length, bool sort);
 
+// Which entries of a map's concatenated runs a rank takes.
+//   Map     each of its map processes' real runs (the first fill_starts[p]
+//           of process p's block of nreqs[p]), as the map defines them: the
+//           same elements are written at every rank count.
+//   E3smIo  E3SM-IO's reading today (read_decomp.cpp, fill mode off): it
+//           counts runs by fill_starts also where it sums them into a start
+//           index, so rank r takes entries [S, S + C) of the concatenated
+//           runs, S = Σ fill_starts of the map processes before its own, C =
+//           Σ of its own.  On a map with fill runs (the I case) that window
+//           slides over other processes' blocks: some fill runs are written
+//           with data, the last real runs never, and the set depends on the
+//           rank count.  The same as Map when no process has fill runs.
+enum class MapReading { Map, E3smIo };
+
 // The runs rank `rank` of `nranks` writes for decomposition d: its map
 // processes' runs concatenated, then coalesced.  `fill` selects the fill runs
-// instead of the real ones.
-std::vector<Run> rank_runs(const Decomp& d, int rank, int nranks, bool sort, bool fill = false);
+// instead of the real ones (always by process: E3SM-IO in fill mode reads
+// whole blocks).
+std::vector<Run> rank_runs(const Decomp& d, int rank, int nranks, bool sort, bool fill = false,
+                           MapReading reading = MapReading::Map);
 
 // Run (request) counts of every rank at once, per decomposition:
 // result[k][r] = rank_runs(decomps[k], r, nranks, sort, fill).size().  Cheap

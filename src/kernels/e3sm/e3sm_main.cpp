@@ -52,12 +52,13 @@ void run(int argc, char** argv, MPI_Comm world) {
     const double t_prepare = MPI_Wtime();
     // I/O ranks: every stride-th rank; the others sit out of the I/O.  Each
     // receives the runs of its own map processes only (a dry run computes
-    // every rank's requests on one process: it reads the whole map).
+    // every rank's requests on one process, and E3SM-IO's map reading takes
+    // runs across processes' blocks: both read the whole map).
     const bool io_rank = rank % o.stride == 0;
     const int io_size = (nprocs + o.stride - 1) / o.stride;
     DecompMap map;
     collective_step(world, [&] {
-        map = o.dry_run ? read_decomp_map_collective(o.map_path, world)
+        map = o.dry_run || o.map_reading == "e3sm-io" ? read_decomp_map_collective(o.map_path, world)
                         : read_decomp_map_share(o.map_path, world, io_rank ? rank / o.stride : -1, io_size);
     });
     CaseOptions copt;
@@ -77,6 +78,7 @@ void run(int argc, char** argv, MPI_Comm world) {
     PlanSettings ps;
     ps.sort = !o.no_sort;
     ps.fill = o.fill;
+    ps.reading = o.map_reading == "e3sm-io" ? MapReading::E3smIo : MapReading::Map;
     ps.flush_every = o.flush_every;
     ps.two_d_first = o.two_d_first;
     if (!o.dry_run) configure_storage(d, o.chunk_bytes, o.filter, specs);  // -c / -z

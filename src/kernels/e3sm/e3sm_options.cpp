@@ -36,6 +36,12 @@ void Options::add_to(CLI::App& app) {
                    "(E3SM-IO's: the writing rank, 'a' + rank in text, so files compare with cmp; verified against the "
                    "reading rank, so read back with the writer's rank count)")
         ->capture_default_str()->check(CLI::IsMember({"pattern", "rank"}));
+    app.add_option("--map-reading", map_reading,
+                   "runs each rank takes from a map with fill runs (I case): map (each map process's real runs, "
+                   "as the map defines them; the same file at every rank count) or e3sm-io (E3SM-IO's reading "
+                   "today without -u: windows counted by Dk.fill_starts over the concatenated runs, so some fill "
+                   "runs get data and the last real runs none; its files byte for byte). F and G: the same")
+        ->capture_default_str()->check(CLI::IsMember({"map", "e3sm-io"}));
     app.add_flag("--no-sort", no_sort, "keep each rank's runs in map order (no sort/coalesce across processes)")
         ->capture_default_str();
     app.add_flag("-d,--vard", vard, "PnetCDF: vard API (one derived datatype per variable)")->capture_default_str();

@@ -24,6 +24,7 @@ struct Options {
     bool fill = false;           // --fill: write uncovered elements with _FillValue
     std::string define_order = "seed";  // --define-order: seed or listing (seedbytes' option)
     std::string data = "pattern";       // --data: pattern or rank (seedbytes' option)
+    std::string map_reading = "map";    // --map-reading: map or e3sm-io (which runs each rank takes)
     bool no_sort = false;        // --no-sort: keep each rank's runs in map order
     bool vard = false;           // -d: PnetCDF vard API
     bool varn = false;           // -n: PnetCDF varn API (default)

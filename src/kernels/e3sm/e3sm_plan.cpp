@@ -51,7 +51,8 @@ FilePlan make_file_plan(const FileSpec& spec, const DecompMap& map, const PlanSe
         check_shape(spec, v, d);
         auto key = std::make_pair(v.decomp, shape);
         auto& sel = real[key];
-        if (!sel) sel = std::make_shared<Selection>(Selection::from_runs(shape, rank_runs(d, s.io_rank, s.io_size, s.sort)));
+        if (!sel) sel = std::make_shared<Selection>(Selection::from_runs(shape, rank_runs(d, s.io_rank, s.io_size, s.sort, false,
+                                                                                         s.fill ? MapReading::Map : s.reading)));
         plan.selection[i] = sel;
         requests += sel->nblocks() * nrec;
         if (s.fill) {

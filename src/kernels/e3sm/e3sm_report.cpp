@@ -34,7 +34,8 @@ void print_header(const Options& o, const DecompMap& map, const std::string& cas
 nlohmann::json result_params(const Options& o, const std::string& case_name, int io_procs) {
     return {{"case", case_name},    {"records", o.records},          {"flush_every", o.flush_every},
             {"float", o.use_float}, {"fill", o.fill},                {"sort", !o.no_sort},
-            {"stride", o.stride},   {"noncontig_buffer", o.noncontig_buf}, {"io_processes", io_procs}};
+            {"stride", o.stride},   {"noncontig_buffer", o.noncontig_buf}, {"io_processes", io_procs},
+            {"map_reading", o.map_reading}};
 }
 
 void print_var_counts(const FileSpec& spec, int ndecomps) {

@@ -247,6 +247,7 @@ Description parse_desc(const std::string& text, const std::string& source) {
             cur->dims.clear();
             std::istringstream ds(rest);
             for (std::string d; ds >> d;) cur->dims.push_back(d);
+            if (!cur->dims.empty()) cur->dimension_lines.push_back({cur->dims, cur->type == "double" ? 8 : 4});
         } else if (key == "isgridvar") cur->isgridvar = true;
         else if (key == "restart") cur->restart = true;
         else if (key == "index") cur->index_all = lower(rest) == "all";

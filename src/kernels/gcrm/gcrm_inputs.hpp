@@ -43,10 +43,19 @@ struct DescAttr {
     std::string name, value;
 };
 
+// One "dimension" line as GCRM-IO's size check sees it: the keywords and the
+// element size the descriptor had when the line was read (8 only after
+// "type double"; GCRM-IO's default type is a 4-byte integer).
+struct DimensionLine {
+    std::vector<std::string> dims;
+    int elem_bytes = 4;
+};
+
 struct Descriptor {
     std::string name;
     std::string type = "float";          // float, double, integer
     std::vector<std::string> dims;       // keywords as written ("time cells layers nprog")
+    std::vector<DimensionLine> dimension_lines;  // every "dimension" line read, in order
     std::vector<DescAttr> attrs;         // every other "key value" in file order
     bool isgridvar = false;
     bool restart = false;

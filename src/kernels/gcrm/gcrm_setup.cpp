@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "core/collective.hpp"
+#include "kernels/gcrm/gcrm_format.hpp"
 
 namespace iok::gcrm {
 namespace {
@@ -72,6 +73,8 @@ void configure_stack(Driver& d, const Inputs& in) {
                             !d.options().independent;
     d.set_collective(collective);
     d.default_param("pnetcdf.api", nonblocking ? "varn" : "blocking");
+    // GCRM-IO's create mode: CDF-2 unless its size check passes 2 GiB
+    d.default_param("pnetcdf.format", gcrm_io_file_format(in.desc, in.grid));
     d.default_hint("nc_header_align_size", in.grid.level < 8 ? "2048" : "1048576");
     d.default_hint("nc_var_align_size", "1");
     d.default_hint("romio_cb_write", "enable");

@@ -29,7 +29,8 @@ Inputs load_inputs(MPI_Comm comm, const Options& o);
 
 // The I/O method of the parameter file as the driver's settings: collective
 // or independent (AND-ed with --independent), PnetCDF's nonblocking (varn +
-// wait) or blocking puts, and the reference's hints; --param/--hint win.
+// wait) or blocking puts, GCRM-IO's file format (CDF-2, or CDF-5 when its
+// size check passes 2 GiB) and the reference's hints; --param/--hint win.
 // Builds the configuration.
 void configure_stack(Driver& d, const Inputs& in);
 
