@@ -31,7 +31,10 @@ private:
     std::size_t gap_;
     std::vector<std::size_t> offsets_;
     std::size_t total_ = 0;
-    std::unique_ptr<unsigned char[]> base_;
+    struct Free {
+        void operator()(unsigned char* p) const;
+    };
+    std::unique_ptr<unsigned char, Free> base_;
     std::size_t capacity_ = 0;
 };
 
