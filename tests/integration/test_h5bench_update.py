@@ -199,3 +199,21 @@ def test_append_and_overwrite_on_every_library(tmp_path, lib):
     assert bdcats(5, "--data-seed", "1").returncode == 0  # the new values
     old = bdcats(5)
     assert old.returncode != 0 and "verification failed" in old.stderr
+
+
+def test_compressed_independent_write_runs_collectively_with_a_note(tmp_path):
+    """h5bench's sync-write-unlimited/-append samples: COMPRESS=YES with
+    COLLECTIVE_DATA=NO.  From the JSON form the entry writes collectively and
+    says so; the KEY=VALUE form keeps refusing it (its twin below)."""
+    cfg = {**BASE, "COMPRESS": "YES", "CHUNK_DIM_1": 64, "COLLECTIVE_DATA": "NO"}
+    doc = h5bench_doc(entry("write-unlimited", **cfg), entry("append", **{**BASE, "TIMESTEPS": 1}))
+    p, runs, res = run_suite(tmp_path, doc)
+    assert p.returncode == 0 and [r["status"] for r, _ in runs] == ["ok", "ok"], p.stdout + p.stderr
+    assert "asks for COMPRESS=YES with independent data" in p.stderr and "writes collectively" in p.stderr
+    assert runs[0][1]["params"]["collective_data"] is True
+    head = h5dump_header(tmp_path / "storage" / "test.h5")
+    assert head.count(f"( 4, {RANKS * DIM_1} ) / ( H5S_UNLIMITED, {RANKS * DIM_1} )") == 8, head
+    kv = tmp_path / "w.cfg"
+    kv.write_text(f"DIM_1={DIM_1}\nCOMPRESS=YES\nCHUNK_DIM_1=64\nCOLLECTIVE_DATA=NO\n")
+    q = iok(RANKS, "vpic", str(kv), str(tmp_path / "kv.h5"), check=False)
+    assert_all_ranks_fail(q, "COMPRESS=YES with independent data access", "COLLECTIVE_DATA=YES")
