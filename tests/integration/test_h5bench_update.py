@@ -217,3 +217,20 @@ def test_compressed_independent_write_runs_collectively_with_a_note(tmp_path):
     kv.write_text(f"DIM_1={DIM_1}\nCOMPRESS=YES\nCHUNK_DIM_1=64\nCOLLECTIVE_DATA=NO\n")
     q = iok(RANKS, "vpic", str(kv), str(tmp_path / "kv.h5"), check=False)
     assert_all_ranks_fail(q, "COMPRESS=YES with independent data access", "COLLECTIVE_DATA=YES")
+
+
+@pytest.mark.parametrize("ranks", [1, 16])
+def test_overwrite_and_append_on_1_and_16_ranks(tmp_path, ranks):
+    grouped, unlimited = tmp_path / "g.h5", tmp_path / "u.h5"
+    sizes = ["--dim-1", "64", "--collective-data", "YES"]
+    iok(ranks, "vpic", *sizes, "--timesteps", "2", "-o", str(grouped), "--keep")
+    iok(ranks, "vpic", *sizes, "--timesteps", "2", "--io-operation", "OVERWRITE", "-o", str(grouped))
+    assert iok(ranks, "bdcats", *sizes, "--timesteps", "2", "--data-seed", "1", "-i", str(grouped),
+               check=False).returncode == 0
+    assert iok(ranks, "bdcats", *sizes, "--timesteps", "2", "-i", str(grouped), check=False).returncode != 0
+    iok(ranks, "vpic", *sizes, "--unlimited", "YES", "--timesteps", "1", "-o", str(unlimited), "--keep")
+    iok(ranks, "vpic", *sizes, "--unlimited", "YES", "--timesteps", "2", "--io-operation", "APPEND",
+        "-o", str(unlimited))
+    assert f"( 3, {ranks * 64} ) / ( H5S_UNLIMITED, {ranks * 64} )" in h5dump_header(unlimited)
+    assert iok(ranks, "bdcats", *sizes, "--unlimited", "YES", "--timesteps", "3", "-i", str(unlimited),
+               check=False).returncode == 0
