@@ -9,6 +9,7 @@
 
 #include "core/collective.hpp"
 #include "core/interrupt_cleanup.hpp"
+#include "core/output_lock.hpp"
 
 namespace fs = std::filesystem;
 
@@ -58,13 +59,22 @@ void OutputFiles::claim(const std::string& path) {
         } else if (access(dir.c_str(), W_OK | X_OK) != 0) {
             what = "output directory " + dir.string() + " is not writable (" + std::strerror(errno) + ")";
             hint = "choose a writable directory with -o";
+        } else if (std::string busy = take_output_lock(path); !busy.empty()) {
+            // first the lock, then the existence check: a run that finished
+            // between the two would otherwise be overwritten
+            what = busy;
+            hint = "wait for it to finish or choose another path with -o; if no run is writing it, remove " +
+                   output_lock_path(path);
         } else if (fs::exists(fs::symlink_status(p, ec)) && !overwrite_) {
+            release_output_lock(path);
             what = "output " + path + " already exists and was not created by this run";
             hint = "remove it, choose another path with -o, or pass --overwrite";
         }
     });
     created_.push_back(path);
-    remove_on_interrupt(path);  // every rank: whichever handles the signal first removes it
+    // every rank: whichever handles the signal first removes them
+    remove_on_interrupt(path);
+    remove_on_interrupt(output_lock_path(path));
 }
 
 void OutputFiles::require_readable(const std::string& path) const {
@@ -89,7 +99,11 @@ void OutputFiles::remove_all() {
             fs::remove_all(p, ec);
         }
     }
-    for (const auto& p : created_) forget_on_interrupt(p);  // removed, or kept (--keep)
+    for (const auto& p : created_) {
+        if (rank == 0) release_output_lock(p);
+        forget_on_interrupt(p);  // removed, or kept (--keep)
+        forget_on_interrupt(output_lock_path(p));
+    }
     created_.clear();
 }
 

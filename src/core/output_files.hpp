@@ -20,14 +20,16 @@ public:
     OutputFiles& operator=(const OutputFiles&) = delete;
 
     // Checks that `path` may be created: its directory exists and is
-    // writable, and the path does not exist (or --overwrite).  Throws
-    // iok::Error on every rank otherwise.  Registers the path as ours.
+    // writable, no other run is writing it (output_lock.hpp: rank 0 holds
+    // PATH.iok-lock until remove_all), and the path does not exist (or
+    // --overwrite).  Throws iok::Error on every rank otherwise.  Registers
+    // the path as ours.
     void claim(const std::string& path);
     // Checks that an input exists and is readable (collective).
     void require_readable(const std::string& path) const;
 
     const std::vector<std::string>& created() const { return created_; }
-    void remove_all();  // rank 0 deletes what this run created (dirs recursively)
+    void remove_all();  // rank 0 deletes what this run created (dirs recursively) and its locks
 
 private:
     MPI_Comm comm_;

@@ -88,8 +88,8 @@ std::uint64_t free_bytes_for(const std::string& path) {
     return static_cast<std::uint64_t>(st.f_bavail) * st.f_frsize;
 }
 
-void add_size_check_option(CLI::App& app, bool& skip) {
-    app.add_flag("--no-size-check", skip,
+void add_size_check_option(CLI::Option_group& group, bool& skip) {
+    group.add_flag("--no-size-check", skip,
                  "run even when the estimated memory per node or bytes on disk exceed what is available "
                  "(also IOK_NO_SIZE_CHECK=1)")
         ->capture_default_str();

@@ -35,8 +35,8 @@ struct ResourceNeeds {
 std::uint64_t available_memory_bytes();            // this node, for new allocations
 std::uint64_t free_bytes_for(const std::string& path);  // the file system holding path (or its parent)
 
-// Adds --no-size-check to a kernel's options.
-void add_size_check_option(CLI::App& app, bool& skip);
+// Adds --no-size-check to an option group (the driver's common options).
+void add_size_check_option(CLI::Option_group& group, bool& skip);
 
 // Collective.  Fails on every rank (iok::Error, exit 1) when the ranks of any
 // node together need more memory than the node has available, or all ranks

@@ -72,6 +72,11 @@ Driver::Driver(const char* kernel, MPI_Comm comm, CLI::App& app, int argc, char*
     if (free_name(app, "--csv")) g->add_option("--csv", opt_.csv, "write one CSV row per file of the result to FILE");
     if (free_name(app, "-q")) g->add_flag("-q,--quiet", opt_.quiet, "print only the final report")->capture_default_str();
     if (free_name(app, "-v")) g->add_flag("-v,--verbose", opt_.verbose, "print progress details")->capture_default_str();
+    add_size_check_option(*g, opt_.no_size_check);
+}
+
+void Driver::check_resources(const ResourceNeeds& need, const std::string& what_to_shrink) const {
+    iok::check_resources(comm_, need, opt_.no_size_check, what_to_shrink);
 }
 
 Driver::~Driver() {

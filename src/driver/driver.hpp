@@ -20,6 +20,7 @@
 #include "backends/backend.hpp"
 #include "backends/strategy.hpp"
 #include "core/output_files.hpp"
+#include "core/resource_check.hpp"
 #include "core/result.hpp"
 #include "runner/runner.hpp"
 
@@ -39,6 +40,7 @@ struct CommonOptions {
     std::string csv;                     // --csv FILE
     bool quiet = false;                  // -q/--quiet
     bool verbose = false;                // -v/--verbose
+    bool no_size_check = false;          // --no-size-check (or IOK_NO_SIZE_CHECK=1)
 };
 
 // What a kernel chooses for the common options.
@@ -73,6 +75,10 @@ public:
     // the user's --param / --hint win.  A parameter key the chosen backend or
     // strategy does not have is ignored (s3d asks pnetcdf.api=blocking for
     // its blocking method whatever the library).
+    // Collective: refuses (on every rank) a run that needs more memory or
+    // disk than the machine has, unless --no-size-check (resource_check.hpp).
+    void check_resources(const ResourceNeeds& need, const std::string& what_to_shrink) const;
+
     void default_param(const std::string& key, const std::string& value);
     void default_hint(const std::string& key, const std::string& value);
     void set_collective(bool collective) { collective_ = collective; }  // AND-ed with !--independent

@@ -10,13 +10,16 @@ reads back wrong.
   them and the inputs stay), and exits non-zero.
 - Two runs into one directory: different names both complete intact; the
   same name is refused to the second run, which leaves the first run's file
-  alone, and the first completes.
+  alone, and the first completes — also when both start at once (the claim
+  takes PATH.iok-lock first); a killed run's lock is replaced, a live one's
+  refuses the name with the holder's pid.
 - A read-back that finds a changed value: non-zero exit and the JSON result
   says "valid": false with the reason, on the run and every file entry.
 """
 import json
 import os
 import signal
+import socket
 import subprocess
 import time
 from pathlib import Path
@@ -139,8 +142,11 @@ def test_second_run_on_the_same_name_is_refused_and_leaves_the_first_alone(tmp_p
     wait_for(lambda: out.exists() and out.stat().st_size > 0, 60, "the first run's file")
     second = iok(RANKS, *SLOW_WRITE, "-o", out, check=False, timeout=60)
     assert second.returncode != 0
-    assert "already exists and was not created by this run" in second.stderr, second.stderr
+    assert "is being written by another run (pid " in second.stderr, second.stderr
     assert out.exists(), "the refused run removed the other run's file"
+    # --overwrite does not take a name another run is writing either
+    third = iok(RANKS, *SLOW_WRITE, "--overwrite", "-o", out, check=False, timeout=60)
+    assert third.returncode != 0 and "is being written by another run" in third.stderr, third.stderr
     rc, _, err, _ = finish(first, 120)
     assert rc == 0, err
     assert out.stat().st_size == RANKS * 32 * 1024 * 32 * 12
@@ -169,3 +175,41 @@ def test_wrong_data_read_back_marks_the_result_invalid(tmp_path):
     doc = json.loads(result.read_text())
     assert doc["valid"] is True and "invalid_reason" not in doc
     assert all("valid" not in f for f in doc["files"])
+
+
+def test_two_runs_started_together_on_one_name(tmp_path):
+    """Both pass "does it exist?" before either has created the file unless
+    the claim takes a lock first (core/output_lock.hpp): one run writes, the
+    other is refused, and the survivor's file is whole."""
+    out = tmp_path / "p.dat"
+    runs = [start([IOKERNELS, *SLOW_WRITE[:-2], "--emulated-compute-time-per-timestep", "100 ms", "-k", "-o", out])
+            for _ in range(2)]
+    results = [finish(p, 120) for p in runs]
+    ok = [r for r in results if r[0] == 0]
+    refused = [r for r in results if r[0] != 0]
+    assert len(ok) == 1 and len(refused) == 1, [r[2] for r in results]
+    err = refused[0][2]
+    assert "is being written by another run" in err or "already exists and was not created by this run" in err, err
+    assert out.stat().st_size == RANKS * 32 * 1024 * 32 * 12
+    assert sorted(q.name for q in tmp_path.iterdir()) == ["p.dat"], "a lock was left behind"
+
+
+def test_a_live_runs_lock_refuses_the_name(tmp_path):
+    out = tmp_path / "p.dat"
+    lock = tmp_path / "p.dat.iok-lock"
+    lock.write_text(f"{socket.gethostname()} {os.getpid()}\n")  # this test process: alive
+    p = iok(RANKS, "vpic", "-a", "mpiio", "--dim-1", "4K", "--timesteps", "1", "-o", out, check=False, timeout=60)
+    assert p.returncode != 0
+    assert f"is being written by another run (pid {os.getpid()} on {socket.gethostname()})" in p.stderr, p.stderr
+    assert f"remove {lock}" in p.stderr, p.stderr
+    assert not out.exists() and lock.read_text() == f"{socket.gethostname()} {os.getpid()}\n"
+
+
+def test_a_killed_runs_lock_is_replaced(tmp_path):
+    out = tmp_path / "p.dat"
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # its pid names no process now
+    (tmp_path / "p.dat.iok-lock").write_text(f"{socket.gethostname()} {gone.pid}\n")
+    iok(RANKS, "vpic", "-a", "mpiio", "--dim-1", "4K", "--timesteps", "1", "-k", "-o", out, timeout=60)
+    assert out.stat().st_size == RANKS * 4 * 1024 * 32
+    assert sorted(q.name for q in tmp_path.iterdir()) == ["p.dat"]

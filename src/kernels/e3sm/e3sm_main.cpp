@@ -37,8 +37,6 @@ void run(int argc, char** argv, MPI_Comm world) {
                  "iokernels e3sm"};
     Options o;
     o.add_to(app);
-    bool no_size_check = false;
-    add_size_check_option(app, no_size_check);
     SeedCommandLine seed(argc, argv);  // E3SM-IO's -a hdf5_ra / hdf5_log, its environment variables
     Driver d("e3sm", world, app, seed.argc(), seed.argv());
     if (!d.parse([&] { o.validate(); })) return;
@@ -135,7 +133,7 @@ void run(int argc, char** argv, MPI_Comm world) {
         if (!o.output.empty()) need.file_bytes = saturating_add(need.file_bytes, plan_file_bytes(p));
     }
     need.output_path = o.output;
-    check_resources(world, need, no_size_check, "-r/--records, or use a smaller map");
+    d.check_resources(need, "-r/--records, or use a smaller map");
 
     if (io_rank) {
         Runner runner(io, *backend, ro);

@@ -32,8 +32,6 @@ void run(int argc, char** argv, MPI_Comm comm) {
     app.name("iokernels gcrm");
     Options o;
     o.add_to(app);
-    bool no_size_check = false;
-    add_size_check_option(app, no_size_check);
     DriverDefaults defaults;
     defaults.verify = true;
     Driver drv("gcrm", comm, app, argc, argv, defaults);
@@ -74,7 +72,7 @@ void run(int argc, char** argv, MPI_Comm comm) {
         if (!o.read_only)
             for (const auto& [path, bytes] : on_disk) need.file_bytes = saturating_add(need.file_bytes, bytes);
         need.output_path = o.read_only ? std::string() : in.out_dir;
-        check_resources(comm, need, no_size_check, "level_max (--level) or the simulated time");
+        drv.check_resources(need, "level_max (--level) or the simulated time");
     }
 
     ModelMemory model = o.model_memory ? ModelMemory(in.grid, o.model_arrays) : ModelMemory();

@@ -40,7 +40,6 @@ int noncontig_main(int argc, char** argv) {
         app.add_flag("--verify-existing", s.verify_existing,
                      "write nothing: read the existing output file (-o) back and verify both tiles")
             ->capture_default_str();
-        add_size_check_option(app, s.no_size_check);
         DriverDefaults defaults;
         defaults.backend = "mpiio";
         defaults.verify = true;
@@ -60,11 +59,12 @@ int noncontig_main(int argc, char** argv) {
         s.keep = c.keep;
         s.overwrite = c.overwrite;
         s.json = c.json;
+        s.no_size_check = c.no_size_check;
         // The seed's own MPI-IO calls measure what only they can (MPI_Pack,
         // a derived buffer type); every other stack runs as a plan.
         if (drv.options().backend != "mpiio" || drv.options().strategy != "canonical")
             return run_through_stack(
-                drv, StackSetup{s.input, s.output, s.decomp, s.nvars, s.gap, s.verify, s.verify_existing, s.quiet, s.no_size_check});
+                drv, StackSetup{s.input, s.output, s.decomp, s.nvars, s.gap, s.verify, s.verify_existing, s.quiet});
         run_native(comm, s, argv_vector(argc, argv));
     });
 }

@@ -50,7 +50,7 @@ void run_through_stack(Driver& d, const StackSetup& s) {
                                            static_cast<std::uint64_t>(s.nvars) * static_cast<std::uint64_t>(s.gap) * 4);
         need.file_bytes = s.verify_existing ? 0 : plan_file_bytes(plan);
         need.output_path = s.verify_existing ? std::string() : s.output;
-        check_resources(comm, need, s.no_size_check, "-n/--nvars");
+        d.check_resources(need, "-n/--nvars");
     }
     RunOptions ro = d.run_options();
     ro.progress = false;

@@ -16,7 +16,6 @@ struct StackSetup {
     std::string input, output, decomp;
     int nvars = 1, gap = 10;
     bool verify = true, verify_existing = false, quiet = false;
-    bool no_size_check = false;  // --no-size-check
 };
 
 void run_through_stack(Driver& d, const StackSetup& s);

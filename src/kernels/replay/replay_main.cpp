@@ -111,6 +111,15 @@ void run(int argc, char** argv, MPI_Comm comm) {
                         !f.written()});
     }
     for (const Job& j : jobs) d.outputs().claim(j.path);
+    {
+        // The replayed files as captured: their extents on disk (rank 0
+        // counts them all; the check sums over ranks).
+        ResourceNeeds need;
+        need.output_path = opt.dir;
+        if (rank == 0)
+            for (const Job& j : jobs) need.file_bytes += j.f->extent;
+        d.check_resources(need, "the captured files (select some with --file)");
+    }
 
     std::vector<TextReport> reports;
     std::uint64_t written = 0, read = 0;

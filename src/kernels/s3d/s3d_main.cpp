@@ -32,8 +32,6 @@ void run(int argc, char** argv, MPI_Comm comm) {
                  "iokernels s3d"};
     Options opt;
     opt.add_to(app);
-    bool no_size_check = false;
-    add_size_check_option(app, no_size_check);
     DriverDefaults defaults;
     defaults.verify = true;  // after the timed run, not part of the reference's figures
     Driver d("s3d", comm, app, argc, argv, defaults);
@@ -76,7 +74,7 @@ void run(int argc, char** argv, MPI_Comm comm) {
         need.memory_bytes = plan_buffer_bytes(p0);
         need.file_bytes = saturating_mul(plan_file_bytes(p0), static_cast<std::uint64_t>(opt.checkpoints));
         need.output_path = opt.dir;
-        check_resources(comm, need, no_size_check, "the grid (--grid/--local) or -c/--checkpoints");
+        d.check_resources(need, "the grid (--grid/--local) or -c/--checkpoints");
     }
     Runner runner(comm, *backend, ropt);
     Totals totals;

@@ -32,8 +32,6 @@ int bdcats_main(int argc, char** argv) {
                      "iokernels bdcats"};
         Cli cli;
         cli.add_to(app, true);
-        bool no_size_check = false;
-        add_size_check_option(app, no_size_check);
         DriverDefaults defaults = particle_defaults();
         Driver d("bdcats", world, app, argc, argv, defaults);
         const int rank = d.rank(), nprocs = d.size();
@@ -84,7 +82,7 @@ int bdcats_main(int argc, char** argv) {
         // with struct memory); a read puts nothing on disk.
         ResourceNeeds need;
         need.memory_bytes = saturating_mul(plan_buffer_bytes(plan, 1), plan.memory_struct.empty() ? 1 : 2);
-        check_resources(world, need, no_size_check, "DIM_1 x DIM_2 x DIM_3 (particles per rank)");
+        d.check_resources(need, "DIM_1 x DIM_2 x DIM_3 (particles per rank)");
 
         RunOptions ropt = d.run_options();
         ropt.progress = !d.options().quiet && d.options().verbose;

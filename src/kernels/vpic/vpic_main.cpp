@@ -37,8 +37,6 @@ int vpic_main(int argc, char** argv) {
                      "iokernels vpic"};
         Cli cli;
         cli.add_to(app, false);
-        bool no_size_check = false;
-        add_size_check_option(app, no_size_check);
         DriverDefaults defaults = particle_defaults();
         Driver d("vpic", world, app, argc, argv, defaults);
         const int rank = d.rank(), nprocs = d.size();
@@ -94,7 +92,7 @@ int vpic_main(int argc, char** argv) {
         need.memory_bytes = saturating_mul(plan_buffer_bytes(plan, 1), plan.memory_struct.empty() ? 1 : 2);
         need.file_bytes = cfg.operation == IoOperation::Overwrite ? 0 : plan_file_bytes(plan);
         need.output_path = paths[0];
-        check_resources(world, need, no_size_check, "DIM_1 x DIM_2 x DIM_3 (particles per rank) or TIMESTEPS");
+        d.check_resources(need, "DIM_1 x DIM_2 x DIM_3 (particles per rank) or TIMESTEPS");
         const std::string my_path = fpp ? paths[static_cast<std::size_t>(rank)] : paths[0];
         MPI_Comm io_comm = fpp ? MPI_COMM_SELF : world;
 
