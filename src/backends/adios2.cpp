@@ -24,6 +24,7 @@
 #include <adios2.h>
 
 #include <cstdint>
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -74,31 +75,80 @@ public:
         spec_ = spec;
         guard("defining variables and attributes of '" + path_ + "'", [&] {
             for (const auto& a : spec.global_attrs) put_attr(a, "");
-            for (const auto& v : spec.vars) {
-                const auto shape = spec.fixed_shape(v);
-                dispatch(v.type, [&](auto tag) {
-                    using T = decltype(tag);
-                    if (shape.empty())
-                        io_.DefineVariable<T>(v.name);  // global single value (per step)
-                    else
-                        io_.DefineVariable<T>(v.name, adios2::Dims(shape.begin(), shape.end()),
-                                              adios2::Dims(shape.size(), 0), adios2::Dims(shape.size(), 0));
-                });
-                for (const auto& a : v.attrs) put_attr(a, v.name);
-            }
+            define_variables(spec, true);
         });
     }
 
-    void open(const std::string& path, const FileSpec& spec, MPI_Comm comm) {
-        guard("opening '" + path + "'", [&] {
+    // Update is ADIOS2's Append mode: a BP file is a sequence of steps written
+    // once, so new records (steps) go after the ones it holds and a step
+    // already there cannot be changed (put() says so).  The steps are counted
+    // first with a read-only open.  Variables are declared again (Append
+    // starts from an empty IO); the file keeps its attributes.
+    void open(const std::string& path, const FileSpec& spec, MPI_Comm comm, Access access) {
+        guard("opening '" + path + "'" + (access == Access::Update ? " for update" : ""), [&] {
             start(path, spec, comm, "iok_read");
             engine_ = io_.Open(path, adios2::Mode::ReadRandomAccess);
+            records_at_open_ = static_cast<std::int64_t>(engine_.Steps());
+            if (access == Access::Read) return;
+            require_shapes(spec);
+            engine_.Close();
+            engine_ = adios2::Engine();
+            start(path, spec, comm, "iok_write");
+            engine_ = io_.Open(path, adios2::Mode::Append);
+            define_variables(spec, false);
         });
+        step_ = records_at_open_ - 1;
+        in_step_ = false;
+    }
+
+    std::int64_t records() const override { return std::max(records_at_open_, step_ + 1); }
+
+    // Appending steps of another shape would make a file no reader of this
+    // run's shape can read: refuse before writing.
+    void require_shapes(const FileSpec& spec) {
+        for (const auto& v : spec.vars) {
+            const auto want = spec.fixed_shape(v);
+            dispatch(v.type, [&](auto tag) {
+                using T = decltype(tag);
+                auto var = io_.InquireVariable<T>(v.name);
+                if (!var)
+                    throw Error("ADIOS2: variable '" + v.name + "' (" + dtype_name(v.type) + ") is not in '" + path_ + "'",
+                                "update a file written by the same kernel and options (bpls -la lists it)");
+                const adios2::Dims have = var.Shape();
+                if (std::vector<std::uint64_t>(have.begin(), have.end()) != want)
+                    throw Error("ADIOS2: variable '" + v.name + "' in '" + path_ + "' has another shape than this run writes",
+                                "update a file with the sizes and rank count it was written with (bpls -la shows them)");
+            });
+        }
+    }
+
+    void define_variables(const FileSpec& spec, bool with_attrs) {
+        for (const auto& v : spec.vars) {
+            const auto shape = spec.fixed_shape(v);
+            dispatch(v.type, [&](auto tag) {
+                using T = decltype(tag);
+                if (shape.empty())
+                    io_.DefineVariable<T>(v.name);  // global single value (per step)
+                else
+                    io_.DefineVariable<T>(v.name, adios2::Dims(shape.begin(), shape.end()),
+                                          adios2::Dims(shape.size(), 0), adios2::Dims(shape.size(), 0));
+            });
+            if (with_attrs)
+                for (const auto& a : v.attrs) put_attr(a, v.name);
+        }
     }
 
     void put(int var, const Selection& sel, std::int64_t record, const void* buf) override {
         const VarSpec& vs = checked(var);
         const bool rec = vs.is_record(spec_);
+        if (reading_) throw Error("ADIOS2: put into '" + path_ + "', which was opened read-only");
+        if (records_at_open_ > 0 && (!rec || record < records_at_open_))
+            throw Error("ADIOS2: cannot change " + (rec ? "record " + std::to_string(record) + " of " : std::string()) +
+                            var_what(var) + ": a BP file's steps are written once and it has " +
+                            std::to_string(records_at_open_) + " already",
+                        "append records " + std::to_string(records_at_open_) +
+                            " and later (ADIOS2 Append mode), or overwrite with another library (-a hdf5, pnetcdf, "
+                            "netcdf4, mpiio)");
         guard("writing " + var_what(var), [&] {
             goto_step(rec ? record : std::max<std::int64_t>(step_, 0), var);
             dispatch(vs.type, [&](auto tag) {
@@ -272,6 +322,7 @@ private:
     adios2::Engine engine_;
     bool reading_ = false;
     std::int64_t step_ = -1;  // last step begun
+    std::int64_t records_at_open_ = 0;  // steps the file held when opened (0 after create)
     bool in_step_ = false;
 };
 

@@ -11,6 +11,9 @@
 //
 //   write:  f = backend.create(...) -> f->define -> { f->put ... f->flush }* -> f->close
 //   read:   f = backend.open(...)   ->              { f->get ... f->flush }* -> f->close
+//   update: f = backend.open(..., Access::Update) -> { f->put/get ... f->flush }* -> f->close
+//           (an existing file keeps its header; records may be rewritten or,
+//           past records(), appended; nothing is defined again)
 //
 // put()/get() may only post a request (nonblocking libraries); the buffer and
 // the selection must stay valid and untouched until the next flush(), which
@@ -32,6 +35,12 @@
 #include "model/selection.hpp"
 
 namespace iok {
+
+// How Backend::open() opens an existing file: read-only, or for update
+// (h5bench's overwrite and append: write into the file's variables, extend
+// its record dimension).  create() is the only way to make a new file.
+enum class Access { Read, Update };
+const char* access_name(Access a);  // "read", "update"
 
 // Settings shared by all backends.  Library-specific switches are in `params`
 // under prefixed keys ("pnetcdf.api" = "varn"), already validated against the
@@ -91,6 +100,10 @@ public:
     // frees a returned info.
     virtual MPI_Info info_in_effect() { return MPI_INFO_NULL; }
     virtual BackendStats stats() const { return stats_; }
+    // Records the file holds now (the length of its record dimension, the
+    // number of record groups or steps); -1 when the library cannot tell.
+    // Append starts here.
+    virtual std::int64_t records() const { return -1; }
 
 protected:
     BackendStats stats_;
@@ -104,10 +117,13 @@ public:
     virtual std::string extension() const = 0;  // default file extension, ".nc"
 
     // Collective over comm.  create() clobbers (the runner has applied the
-    // overwrite policy); the File then needs define().  Each File is
+    // overwrite policy); the File then needs define().  open() finds the
+    // spec's variables in an existing file, read-only or for update; a
+    // backend that cannot update throws iok::Error saying so.  Each File is
     // independent of every other this backend returned.
     virtual std::unique_ptr<File> create(const std::string& path, const FileSpec& spec, MPI_Comm comm) = 0;
-    virtual std::unique_ptr<File> open(const std::string& path, const FileSpec& spec, MPI_Comm comm) = 0;
+    virtual std::unique_ptr<File> open(const std::string& path, const FileSpec& spec, MPI_Comm comm,
+                                       Access access = Access::Read) = 0;
 };
 
 // The backend of a library whose open file is an `F`: each create()/open()
@@ -128,9 +144,10 @@ public:
         f->create(path, spec, comm);
         return f;
     }
-    std::unique_ptr<File> open(const std::string& path, const FileSpec& spec, MPI_Comm comm) override {
+    std::unique_ptr<File> open(const std::string& path, const FileSpec& spec, MPI_Comm comm,
+                               Access access = Access::Read) override {
         auto f = std::make_unique<F>(cfg_);
-        f->open(path, spec, comm);
+        f->open(path, spec, comm, access);
         return f;
     }
 

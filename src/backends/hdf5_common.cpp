@@ -614,6 +614,23 @@ int Hdf5Base::open_object(hid_t loc, int var, const std::string& where) {
     int nd = check(H5Sget_simple_extent_ndims(space), "H5Sget_simple_extent_ndims " + what);
     std::vector<hsize_t> dims(static_cast<std::size_t>(nd));
     if (nd > 0) check(H5Sget_simple_extent_dims(space, dims.data(), nullptr), "extent of " + what);
+    if (update_) {
+        // Writing with other sizes would fail inside H5Dwrite with a selection
+        // error, or quietly leave part of the dataset as it was: say so here.
+        const std::vector<std::uint64_t> want = spec_.fixed_shape(v);
+        const bool record_axis = v.is_record(spec_) && !grouped(var);
+        std::vector<std::uint64_t> have(dims.begin() + (record_axis && !dims.empty() ? 1 : 0), dims.end());
+        if (have != want || (record_axis && dims.empty())) {
+            auto text = [](const std::vector<std::uint64_t>& d) {
+                std::string t = "[";
+                for (std::size_t i = 0; i < d.size(); ++i) t += (i ? " x " : "") + std::to_string(d[i]);
+                return t + "]";
+            };
+            throw Error("HDF5: " + what + where + " has shape " + text(have) + (record_axis ? " per record" : "") +
+                            " but this run writes " + text(want),
+                        "update a file with the sizes and rank count it was written with (h5dump -H shows them)");
+        }
+    }
     objects_.push_back(std::move(ds));
     object_dims_.push_back(dims);
     return static_cast<int>(objects_.size()) - 1;
@@ -648,11 +665,15 @@ void Hdf5Base::define(const FileSpec& spec) {
     build_member_types();
 }
 
-void Hdf5Base::open(const std::string& path, const FileSpec& spec, MPI_Comm comm) {
+// Update (H5F_ACC_RDWR): writes go into the datasets found here, extending
+// record datasets and adding record groups past the last one; the datasets'
+// shapes must be the run's (checked in open_object).
+void Hdf5Base::open(const std::string& path, const FileSpec& spec, MPI_Comm comm, Access access) {
     path_ = path;
     spec_ = spec;
+    update_ = access == Access::Update;
     Handle fapl = make_fapl(comm);
-    file_ = Handle(check(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl), "opening file '" + path + "'",
+    file_ = Handle(check(H5Fopen(path.c_str(), update_ ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl), "opening file '" + path + "'",
                          "check the file exists, is an HDF5 file, and was written by this kernel"),
                    H5Fclose);
     dxpl_ = Handle(check(H5Pcreate(H5P_DATASET_XFER), "H5Pcreate(dxpl)"), H5Pclose);
@@ -690,6 +711,16 @@ void Hdf5Base::open(const std::string& path, const FileSpec& spec, MPI_Comm comm
         group_objects_.push_back(std::move(row));
     }
     build_member_types();
+}
+
+std::int64_t Hdf5Base::records() const {
+    if (!spec_.record_group.empty() && !groups_.empty()) return static_cast<std::int64_t>(groups_.size());
+    for (std::size_t v = 0; v < spec_.vars.size() && v < place_.size(); ++v)
+        if (spec_.vars[v].is_record(spec_) && place_[v] >= 0) {
+            const auto& d = object_dims_[static_cast<std::size_t>(place_[v])];
+            return d.empty() ? -1 : static_cast<std::int64_t>(d[0]);
+        }
+    return spec_.record_dim() < 0 ? 0 : static_cast<std::int64_t>(groups_.size());
 }
 
 void Hdf5Base::ensure_record(int object, std::int64_t record, int var) {

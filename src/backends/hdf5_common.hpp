@@ -118,8 +118,9 @@ public:
 
     void create(const std::string& path, const FileSpec& spec, MPI_Comm comm);
     void define(const FileSpec& spec) override;
-    void open(const std::string& path, const FileSpec& spec, MPI_Comm comm);
+    void open(const std::string& path, const FileSpec& spec, MPI_Comm comm, Access access);
     void close() override;
+    std::int64_t records() const override;
     MPI_Info info_in_effect() override;
 
 protected:
@@ -188,6 +189,7 @@ private:
     std::vector<std::vector<int>> group_objects_;   // [record][var]: object in that record's group
     std::vector<Handle> member_types_;              // per variable: one-member compound, or none
     std::vector<bool> stored_as_member_;            // per variable: found as a one-member compound on open
+    bool update_ = false;                           // opened with Access::Update (H5F_ACC_RDWR)
     // Moved as a compound member: declared so (VarSpec::compound) or found so.
     bool member(int var) const;
 };

@@ -82,15 +82,43 @@ public:
         check(MPI_File_set_size(fh_, 0), "MPI_File_set_size", -1);
     }
     void define(const FileSpec&) override {}  // nothing to define: no header
-    void open(const std::string& path, const FileSpec& spec, MPI_Comm comm) {
-        open_file(path, spec, comm, MPI_MODE_RDONLY, "open");
-        fh_mode_write_ = false;
+    // Update: MPI_MODE_RDWR, no truncation; a raw file has no header, so the
+    // spec alone places the variables (the size check below is the only
+    // sign of a file written with other sizes).
+    void open(const std::string& path, const FileSpec& spec, MPI_Comm comm, Access access) {
+        const bool update = access == Access::Update;
+        open_file(path, spec, comm, update ? MPI_MODE_RDWR : MPI_MODE_RDONLY, "open");
+        fh_mode_write_ = update;
+        if (update && spec_.record_dim() < 0 && layout_.file_bytes(0) != file_size_)
+            throw Error("mpiio: '" + path + "' has " + std::to_string(file_size_) + " bytes but the run's variables need " +
+                            std::to_string(layout_.file_bytes(0)),
+                        "update a file with the sizes it was written with (same kernel options and rank count)");
+        if (update && spec_.record_dim() >= 0 &&
+            (file_size_ < layout_.fixed_bytes ||
+             (layout_.record_bytes > 0 && (file_size_ - layout_.fixed_bytes) % layout_.record_bytes != 0)))
+            throw Error("mpiio: '" + path + "' (" + std::to_string(file_size_) +
+                            " bytes) is not a whole number of the run's records (" +
+                            std::to_string(layout_.record_bytes) + " bytes each after " +
+                            std::to_string(layout_.fixed_bytes) + " fixed bytes)",
+                        "update a file with the sizes it was written with (same kernel options and rank count)");
+    }
+
+    // A raw file's records: whatever whole records its size holds (at open,
+    // or since as far as this rank wrote; a record written in part counts).
+    std::int64_t records() const override {
+        if (fh_ == MPI_FILE_NULL || layout_.record_bytes == 0 || file_size_ < layout_.fixed_bytes) return -1;
+        const std::uint64_t whole = (file_size_ - layout_.fixed_bytes) / layout_.record_bytes;
+        const std::uint64_t touched = written_end_ > layout_.fixed_bytes
+                                          ? (written_end_ - layout_.fixed_bytes + layout_.record_bytes - 1) / layout_.record_bytes
+                                          : 0;
+        return static_cast<std::int64_t>(std::max(whole, touched));
     }
 
     void put(int var, const Selection& sel, std::int64_t record, const void* buf) override {
         const SelectionTypes& t = types_for(var, sel);
+        if (!fh_mode_write_) throw Error("mpiio: put into '" + path_ + "', which was opened read-only");
         if (aggregate_) {
-            queue(var, record, t, const_cast<void*>(buf));
+            queue(var, record, t, const_cast<void*>(buf), true);
         } else {
             set_view(layout_.offset(var, record), t.file(), var);
             MPI_Status st;
@@ -98,6 +126,7 @@ public:
                                      : MPI_File_write(fh_, buf, t.memory_count(), t.memory(), &st);
             check(rc, cfg_.collective ? "MPI_File_write_all" : "MPI_File_write", var);
         }
+        note_written(layout_.offset(var, record) + t.file_end());
         stats_.bytes_put += t.bytes();
         ++stats_.calls_put;
     }
@@ -105,7 +134,7 @@ public:
     void get(int var, const Selection& sel, std::int64_t record, void* buf) override {
         const SelectionTypes& t = types_for(var, sel);
         if (aggregate_) {
-            queue(var, record, t, buf);
+            queue(var, record, t, buf, false);
         } else {
             // set_view is collective even for independent reads: all ranks check together
             check_end_everywhere(var, record, t);
@@ -148,14 +177,16 @@ private:
         std::uint64_t disp;  // absolute file offset of the variable (record)
         const SelectionTypes* types;
         void* buf;
+        bool write;  // a batch is all writes or all reads (update mode has both)
     };
     std::vector<Pending> pending_;
-    bool fh_mode_write_ = false;  // created (put) or opened read-only (get)
+    bool fh_mode_write_ = false;  // created or opened for update (put and get) or read-only (get)
     MPI_File fh_ = MPI_FILE_NULL;
     std::string path_;
     FileSpec spec_;
     RawLayout layout_;
-    std::uint64_t file_size_ = 0;  // at open: the file is read-only then
+    std::uint64_t file_size_ = 0;  // at open
+    std::uint64_t written_end_ = 0;  // this rank's farthest byte written since (update: the file grows)
     std::string layer_;
     // (selection id, element size) -> datatypes
     std::map<std::tuple<std::uint64_t, std::size_t>, SelectionTypes> types_;
@@ -210,11 +241,14 @@ private:
     // agreed by all, so that every rank refuses a short file together with
     // the same message (a rank that found it alone, after the read, failed
     // while the others waited in their next collective call).
-    void check_end_everywhere(int var, std::int64_t record, const SelectionTypes& t) const {
-        std::uint64_t mine = t.bytes() > 0 ? layout_.offset(var, record) + t.file_end() : 0, farthest = 0;
-        MPI_Allreduce(&mine, &farthest, 1, MPI_UINT64_T, MPI_MAX, comm_);
-        if (farthest > file_size_) throw short_file(var, record, farthest);
+    void check_end_everywhere(int var, std::int64_t record, const SelectionTypes& t) {
+        std::uint64_t mine[2] = {t.bytes() > 0 ? layout_.offset(var, record) + t.file_end() : 0, written_end_}, all[2] = {0, 0};
+        MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_MAX, comm_);
+        file_size_ = std::max(file_size_, all[1]);  // what any rank wrote since open is there now
+        if (all[0] > file_size_) throw short_file(var, record, all[0]);
     }
+
+    void note_written(std::uint64_t end) { written_end_ = std::max(written_end_, end); }
 
     Error short_file(int var, std::int64_t record, std::uint64_t end) const {
         return Error("cannot read variable " + spec_.vars[var].name +
@@ -226,26 +260,32 @@ private:
 
     void check_end(int var, std::int64_t record, const SelectionTypes& t) const {
         const std::uint64_t end = layout_.offset(var, record) + t.file_end();
-        if (t.bytes() > 0 && end > file_size_) throw short_file(var, record, end);
+        if (t.bytes() > 0 && end > std::max(file_size_, written_end_)) throw short_file(var, record, end);
     }
 
     // Aggregate mode.  A view needs non-decreasing displacements, so the same
     // (variable, record) twice in one batch (e.g. data and fill runs) first
     // flushes the batch; every rank calls put/get in the same order, so they
     // all decide alike.
-    void queue(int var, std::int64_t record, const SelectionTypes& t, void* buf) {
+    void queue(int var, std::int64_t record, const SelectionTypes& t, void* buf, bool write) {
         const std::int64_t rec = layout_.is_record[var] ? record : 0;
+        if (!pending_.empty() && pending_.front().write != write) flush_pending();
         for (const Pending& p : pending_)
             if (p.var == var && p.record == rec) {
                 flush_pending();
                 break;
             }
-        pending_.push_back({var, rec, layout_.offset(var, record), &t, buf});
+        pending_.push_back({var, rec, layout_.offset(var, record), &t, buf, write});
+        if (write) note_written(layout_.offset(var, record) + t.file_end());
     }
 
     void flush_pending() {
         std::vector<Pending> batch;
         batch.swap(pending_);
+        // Every rank takes part in the one collective call, writing or reading
+        // alike (the runner posts the same requests on every rank, empty ones
+        // included, so no batch is empty on one rank only).
+        const bool write = batch.empty() ? fh_mode_write_ : batch.front().write;
         std::stable_sort(batch.begin(), batch.end(), [](const Pending& a, const Pending& b) { return a.disp < b.disp; });
         std::vector<int> flens, mlens;
         std::vector<MPI_Aint> fdisps, mdisps;
@@ -275,7 +315,7 @@ private:
         MPI_Status st;
         int rc;
         const char* op;
-        if (fh_mode_write_) {
+        if (write) {
             rc = cfg_.collective ? MPI_File_write_all(fh_, base, count, mtype, &st)
                                  : MPI_File_write(fh_, base, count, mtype, &st);
             op = cfg_.collective ? "MPI_File_write_all" : "MPI_File_write";
@@ -289,7 +329,7 @@ private:
             MPI_Type_free(&mtype);
         }
         check(rc, op, -1);
-        if (!fh_mode_write_)
+        if (!write)
             for (const Pending& p : batch) check_end(p.var, p.record, *p.types);
     }
 

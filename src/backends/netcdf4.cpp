@@ -138,12 +138,12 @@ public:
         nrec_.assign(spec.vars.size(), 0);
     }
 
-    void open(const std::string& path, const FileSpec& spec, MPI_Comm comm) {
+    void open(const std::string& path, const FileSpec& spec, MPI_Comm comm, Access access) {
         path_ = path;
         spec_ = spec;
         comm_ = comm;
-        writing_ = false;
-        check(nc_open_par(path.c_str(), NC_NOWRITE, comm, cfg_.hints, &ncid_), "opening '" + path + "'",
+        writing_ = access == Access::Update;  // NC_WRITE: data mode, records extend on write
+        check(nc_open_par(path.c_str(), writing_ ? NC_WRITE : NC_NOWRITE, comm, cfg_.hints, &ncid_), "opening '" + path + "'",
               "check the file exists and is a NetCDF-4 file written by this kernel");
         varids_.clear();
         for (std::size_t v = 0; v < spec.vars.size(); ++v) {
@@ -163,6 +163,13 @@ public:
             for (std::size_t v = 0; v < spec.vars.size(); ++v)
                 if (spec.vars[v].is_record(spec)) nrec_[v] = len;
         }
+    }
+
+    // Records known to exist (the record dimension's length at open, grown by puts).
+    std::int64_t records() const override {
+        std::size_t n = 0;
+        for (std::size_t v : nrec_) n = std::max(n, v);
+        return static_cast<std::int64_t>(n);
     }
 
     void put(int var, const Selection& sel, std::int64_t record, const void* buf) override {

@@ -138,10 +138,13 @@ public:
         after_open();
     }
 
-    void open(const std::string& path, const FileSpec& spec, MPI_Comm comm) {
+    // Update (NC_WRITE): the file stays in data mode, nothing is redefined;
+    // writing past the last record extends the record dimension.
+    void open(const std::string& path, const FileSpec& spec, MPI_Comm comm, iok::Access access) {
         path_ = path;
         spec_ = spec;
-        int err = ncmpi_open(comm, path.c_str(), NC_NOWRITE, cfg_.hints, &ncid_);
+        int err = ncmpi_open(comm, path.c_str(), access == iok::Access::Update ? NC_WRITE : NC_NOWRITE, cfg_.hints,
+                             &ncid_);
         if (err != NC_NOERR) {
             ncid_ = -1;
             fail(err, "open");
@@ -151,6 +154,15 @@ public:
         varids_.assign(spec.vars.size(), -1);
         for (std::size_t v = 0; v < spec.vars.size(); ++v) varids_[v] = lookup(spec.vars[v], unlim);
         after_open();
+    }
+
+    std::int64_t records() const override {
+        int unlim = -1;
+        MPI_Offset n = 0;
+        if (ncid_ < 0 || ncmpi_inq_unlimdim(ncid_, &unlim) != NC_NOERR || unlim < 0 ||
+            ncmpi_inq_dimlen(ncid_, unlim, &n) != NC_NOERR)
+            return -1;
+        return static_cast<std::int64_t>(n);
     }
 
     void put(int var, const Selection& sel, std::int64_t record, const void* buf) override {

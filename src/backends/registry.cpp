@@ -6,6 +6,8 @@
 
 namespace iok {
 
+const char* access_name(Access a) { return a == Access::Update ? "update" : "read"; }
+
 std::string BackendConfig::param(const std::string& key, const std::string& dflt) const {
     auto it = params.find(key);
     return it == params.end() ? dflt : it->second;

@@ -436,7 +436,11 @@ public:
         f->create(path, spec, comm);
         return f;
     }
-    std::unique_ptr<File> open(const std::string& path, const FileSpec& spec, MPI_Comm comm) override {
+    std::unique_ptr<File> open(const std::string& path, const FileSpec& spec, MPI_Comm comm,
+                               Access access = Access::Read) override {
+        if (access == Access::Update)
+            throw Error("the blob strategy cannot update '" + path + "': its subfiles hold each process group's blocks in the order they were written, indexed once at close",
+                        "write a new output with -x blob, or overwrite/append with -x canonical or -x rearrange");
         auto f = std::make_unique<BlobFile>(*inner_, subfiles_);
         f->open(path, spec, comm);
         return f;

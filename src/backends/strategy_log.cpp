@@ -288,7 +288,11 @@ public:
         f->create(path, spec, comm);
         return f;
     }
-    std::unique_ptr<File> open(const std::string& path, const FileSpec& spec, MPI_Comm comm) override {
+    std::unique_ptr<File> open(const std::string& path, const FileSpec& spec, MPI_Comm comm,
+                               Access access = Access::Read) override {
+        if (access == Access::Update)
+            throw Error("the log strategy cannot update '" + path + "': its log files record the writes of one run, indexed once at close",
+                        "write a new output with -x log, or overwrite/append with -x canonical or -x rearrange");
         auto f = std::make_unique<LogFile>(subfiles_, hints_);
         f->open(path, spec, comm);
         return f;

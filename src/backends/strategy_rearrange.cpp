@@ -44,11 +44,14 @@ public:
         remember_sizes(spec);
         inner_ = library.create(path, spec, comm);
     }
-    void open(Backend& library, const std::string& path, const FileSpec& spec, MPI_Comm comm) {
+    // Update passes through: the aggregators write into the library's file
+    // as they would into a new one.
+    void open(Backend& library, const std::string& path, const FileSpec& spec, MPI_Comm comm, Access access) {
         setup(comm);
         remember_sizes(spec);
-        inner_ = library.open(path, spec, comm);
+        inner_ = library.open(path, spec, comm, access);
     }
+    std::int64_t records() const override { return inner_ ? inner_->records() : -1; }
     void define(const FileSpec& spec) override { inner_->define(spec); }
     std::string library() const override { return inner_->library(); }
 
@@ -273,9 +276,10 @@ public:
         f->create(*inner_, path, spec, comm);
         return f;
     }
-    std::unique_ptr<File> open(const std::string& path, const FileSpec& spec, MPI_Comm comm) override {
+    std::unique_ptr<File> open(const std::string& path, const FileSpec& spec, MPI_Comm comm,
+                               Access access = Access::Read) override {
         auto f = std::make_unique<RearrangeFile>(aggregators_);
-        f->open(*inner_, path, spec, comm);
+        f->open(*inner_, path, spec, comm, access);
         return f;
     }
 

@@ -89,8 +89,8 @@ std::uint64_t on_disk_bytes(const std::string& path) {
 
 class FileRun {
 public:
-    FileRun(MPI_Comm comm, Backend& be, const RunOptions& opt, const FilePlan& plan, bool writing)
-        : comm_(comm), be_(be), opt_(opt), plan_(plan), writing_(writing), timer_(comm),
+    FileRun(MPI_Comm comm, Backend& be, const RunOptions& opt, const FilePlan& plan, bool writing, bool update = false)
+        : comm_(comm), be_(be), opt_(opt), plan_(plan), writing_(writing), update_(update), timer_(comm),
           arena_(opt.noncontig_buffer ? opt.gap_bytes : 0) {
         // "accesses nothing" must still have the variable's shape: backends check it
         for (const VarSpec& v : plan.spec.vars) empty_.emplace_back(plan.spec.fixed_shape(v));
@@ -103,6 +103,7 @@ public:
     void begin(const std::string& path);
     void step(int first_rec, int last_rec, bool with_fixed);
     FileOutcome finish(const std::string& path);
+    std::int64_t records_at_open() const { return records_at_open_; }
 
 private:
     std::vector<Request> requests_for(int first_rec, int last_rec, bool with_fixed, BufferArena& arena);
@@ -133,6 +134,7 @@ private:
     const RunOptions& opt_;
     const FilePlan& plan_;
     bool writing_;
+    bool update_;  // writing into an existing file (opened with Access::Update, not created)
     PhaseTimer timer_;
     BufferArena arena_;  // user buffers, re-used by every flush of this file (pages stay mapped)
     std::vector<Selection> empty_;  // per variable: selects nothing, right shape
@@ -143,6 +145,7 @@ private:
     std::string first_mismatch_;
     MPI_Info hints_ = MPI_INFO_NULL;
     std::string path_;  // the file, from begin()
+    std::int64_t records_at_open_ = -1;
 };
 
 std::vector<Request> FileRun::requests_for(int first_rec, int last_rec, bool with_fixed, BufferArena& arena) {
@@ -313,12 +316,15 @@ void FileRun::begin(const std::string& path) {
     const FileSpec& spec = plan_.spec;
     collective_step(comm_, [&] {
         timer_.start("open");
-        file_ = writing_ ? be_.create(path, spec, comm_) : be_.open(path, spec, comm_);
+        file_ = !writing_ ? be_.open(path, spec, comm_)
+                : update_ ? be_.open(path, spec, comm_, Access::Update)
+                          : be_.create(path, spec, comm_);
         timer_.stop();
+        records_at_open_ = file_->records();
     });
     note_files_open(+1);  // from here a failed step abandons the job (collective.hpp)
     if (writing_) watch_output(path);  // a full disk some ranks never hear of (full_disk_watchdog.hpp)
-    if (writing_) {
+    if (writing_ && !update_) {
         collective_step(comm_, [&] {
             naming_full_disk(path, [&] {
                 timer_.start("define");
@@ -476,8 +482,9 @@ struct RecordStream {
     FileRun run;
     std::string path;
     int done = 0;  // records handled so far
-    RecordStream(MPI_Comm comm, Backend& be, const RunOptions& o, const FilePlan& plan, std::string p, bool writing)
-        : opt(o), run(comm, be, opt, plan, writing), path(std::move(p)) {
+    RecordStream(MPI_Comm comm, Backend& be, const RunOptions& o, const FilePlan& plan, std::string p, bool writing,
+                 bool update = false)
+        : opt(o), run(comm, be, opt, plan, writing, update), path(std::move(p)) {
         run.begin(path);
     }
     void set_noncontig_buffer(bool on) { opt.noncontig_buffer = on; }  // FileRun reads opt by reference
@@ -499,8 +506,9 @@ struct RecordReader::Impl : RecordStream {
 };
 
 RecordWriter::RecordWriter(MPI_Comm comm, Backend& backend, RunOptions opts, const FilePlan& plan,
-                           const std::string& path)
-    : impl_(std::make_unique<Impl>(comm, backend, opts, plan, path, true)) {}
+                           const std::string& path, Access access)
+    : impl_(std::make_unique<Impl>(comm, backend, opts, plan, path, true, access == Access::Update)) {}
+std::int64_t RecordWriter::records_in_file() const { return impl_->run.records_at_open(); }
 RecordWriter::~RecordWriter() = default;
 void RecordWriter::write(int first_record, int last_record) { impl_->step(first_record, last_record); }
 void RecordWriter::set_noncontig_buffer(bool on) { impl_->set_noncontig_buffer(on); }

@@ -54,9 +54,14 @@ private:
 // file, write() puts and flushes records [first, last) (fixed-size variables
 // with the first call), close() closes it and reduces the report like
 // Runner::write.  All calls are collective.  `plan` must outlive the writer.
+// With Access::Update the file must exist: it is opened for update (nothing
+// is defined) and write() rewrites or, past records_in_file(), appends.
 class RecordWriter {
 public:
-    RecordWriter(MPI_Comm comm, Backend& backend, RunOptions opts, const FilePlan& plan, const std::string& path);
+    RecordWriter(MPI_Comm comm, Backend& backend, RunOptions opts, const FilePlan& plan, const std::string& path,
+                 Access access = Access::Read);
+    // Records the file held when opened (Backend File::records(); -1: unknown).
+    std::int64_t records_in_file() const;
     ~RecordWriter();
     RecordWriter(const RecordWriter&) = delete;
     RecordWriter& operator=(const RecordWriter&) = delete;

@@ -164,9 +164,10 @@ def assert_all_ranks_fail(proc, *fragments):
     assert "MPI_ABORT" not in err and "core dumped" not in err.lower(), err
 
 
-def pattern_value(name, element, record):
+def pattern_value(name, element, record, seed=0):
     """The float/double value the programs write (src/core/pattern.cpp) at
-    flat `element` of record `record` of variable `name` (pattern seed 0)."""
+    flat `element` of record `record` of variable `name` (FilePlan::pattern_seed
+    `seed`, 0 unless a kernel sets one)."""
     m = 0xFFFFFFFFFFFFFFFF
 
     def mix(x):  # splitmix64 finaliser
@@ -177,6 +178,7 @@ def pattern_value(name, element, record):
     key = 1469598103934665603  # FNV-1a of the name
     for c in name.encode():
         key = ((key ^ c) * 1099511628211) & m
+    key ^= seed
     return (mix(key ^ mix((element * 0x100000001B3 + record * 0x9E3779B97F4A7C15) & m)) & 0xFFFFFF) / 256.0
 
 

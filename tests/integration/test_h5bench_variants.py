@@ -9,9 +9,9 @@ defaults for missing keys (READ_OPTION=PARTIAL without TO_READ_NUM_PARTICLES
 reads every particle; COMPRESS=YES without CHUNK_DIM_1 makes h5bench's
 one-element chunks, deflate 9), MODE=ASYNC run synchronously with a note,
 CSV_FILE with h5bench's metric names, the `e3sm` entry on a generated HDF5
-map, and the refusals: h5bench's other kernels by name, overwrite/append
-(no backend opens a file for update yet), a write-unlimited file read
-without its layout.  Every read is verified value by value by bdcats."""
+map, and the refusals: h5bench's other kernels by name, a write-unlimited
+file read without its layout.  Every read is verified value by value by
+bdcats.  overwrite and append: test_h5bench_update.py."""
 import csv
 import json
 import re
@@ -204,13 +204,3 @@ def test_other_h5bench_kernels_are_refused_by_name(tmp_path, name, what):
     assert p.returncode == 2 and p.stderr.count("error:") == 1, p.stderr
     assert f"benchmark '{name}' is" in p.stderr and what in p.stderr
     assert "another application's kernel that iokernels does not have" in p.stderr
-
-
-@pytest.mark.parametrize("benchmark,op", [("overwrite", "OVERWRITE"), ("append", "APPEND")])
-def test_overwrite_and_append_are_refused_clearly(tmp_path, benchmark, op):
-    doc = h5bench_doc(entry("write-unlimited", **BASE), entry(benchmark, READ_OPTION="FULL", **BASE))
-    p, runs, res = run_suite(tmp_path, doc, expect_ok=False)
-    assert [r["status"] for r, _ in runs][0] == "ok" and runs[1][0]["status"] != "ok"
-    err = (res / "out" / runs[1][0]["id"] / "stderr.txt")
-    text = err.read_text() if err.is_file() else p.stdout + p.stderr
-    assert f"IO_OPERATION={op}" in text and "needs a file opened for update" in text, text

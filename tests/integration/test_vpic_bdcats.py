@@ -434,7 +434,9 @@ def test_named_options_form(tmp_path):
     ({"DIM_1": 64, "NUM_DIMS": 2, "FILE_PATTERN": "STRIDED"}, "is not a supported write pattern"),
     ({"DIM_1": 64, "MEM_PATTERN": "STRIDED"}, "is not a supported write pattern"),
     ({"DIM_1": 64, "IO_OPERATION": "READ"}, "IO_OPERATION=READ in a write configuration"),
-    ({"DIM_1": 64, "IO_OPERATION": "APPEND"}, "needs a file opened for update"),
+    ({"DIM_1": 64, "IO_OPERATION": "APPEND"}, "only UNLIMITED=YES files have"),
+    ({"DIM_1": 64, "IO_OPERATION": "APPEND", "UNLIMITED": "YES"}, "IO_OPERATION=APPEND needs an existing file"),
+    ({"DIM_1": 64, "IO_OPERATION": "OVERWRITE"}, "IO_OPERATION=OVERWRITE needs an existing file"),
     ({"DIM_1": 64, "MODE": "ASYNC"}, "async VOL connector could not be loaded"),
     ({"DIM_1": 64, "SUBFILING": "YES"}, "without the subfiling VFD"),
 ])

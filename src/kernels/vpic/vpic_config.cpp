@@ -58,7 +58,7 @@ const std::vector<std::string> kKeys = {
     "COMPRESS_LEVEL", "MODE", "IO_MEM_LIMIT", "DELAYED_CLOSE_TIMESTEPS", "SUBFILING", "FILE_PER_PROC",
     "ALIGN", "ALIGN_THRESHOLD", "ALIGN_LEN", "CSV_FILE", "ENV_METADATA_FILE", "STDEV_DIM_1", "SEED",
     "READ_OPTION", "TO_READ_NUM_PARTICLES", "IO_OPERATION", "UNLIMITED", "NUM_PARTICLES", "BLOCK_SIZE_3",
-    "STRIDE_SIZE_3"};
+    "STRIDE_SIZE_3", "DATA_SEED"};
 
 }  // namespace
 
@@ -257,6 +257,9 @@ void Config::set(const std::string& key_in, const std::string& value_in) {
         block_size_3 = positive();
     } else if (key == "STRIDE_SIZE_3") {
         stride_3 = positive();
+    } else if (key == "DATA_SEED") {
+        data_seed = count();
+        data_seed_given = true;
     } else {
         std::string list;
         for (const auto& k : kKeys) list += (list.empty() ? "" : " ") + k;
@@ -298,12 +301,12 @@ void Config::validate_write() const {
     if (operation == IoOperation::Read)
         throw Error("IO_OPERATION=READ in a write configuration",
                     "reading is `iokernels bdcats` (h5bench_read); vpic writes (IO_OPERATION=WRITE)");
-    if (operation == IoOperation::Overwrite || operation == IoOperation::Append)
-        throw Error(std::string("IO_OPERATION=") + name(operation) +
-                        " (h5bench's " + (operation == IoOperation::Overwrite ? "overwrite" : "append") +
-                        " benchmark) needs a file opened for update, which no iokernels backend offers yet",
-                    "write a new file instead (IO_OPERATION=WRITE, or UNLIMITED=YES for h5bench's write-unlimited); "
-                    "see docs/compatibility.md");
+    // h5bench_append extends datasets made extendable by h5bench_write_unlimited;
+    // here the file's unlimited dimension is the time step (UNLIMITED=YES).
+    if (operation == IoOperation::Append && !unlimited)
+        throw Error("IO_OPERATION=APPEND (h5bench's append) adds time steps along the file's unlimited dimension, "
+                    "which only UNLIMITED=YES files have",
+                    "add UNLIMITED=YES and append to a file written with UNLIMITED=YES (h5bench's write-unlimited)");
     const std::string combo = std::string("MEM_PATTERN=") + name(mem) + " FILE_PATTERN=" + name(file) +
                               " NUM_DIMS=" + std::to_string(num_dims);
     const char* supported =

@@ -59,6 +59,15 @@ struct Config {
     // dataset per field with an unlimited time-step dimension, extended by
     // one record per step, instead of /Timestep_<i> groups.
     bool unlimited = false;
+    // DATA_SEED (an extension): which generation of values the particles
+    // carry.  OVERWRITE writes new values (seed 1 unless given) so that
+    // a rewrite shows; bdcats reads an overwritten file with DATA_SEED=1.
+    std::uint64_t data_seed = 0;
+    bool data_seed_given = false;
+    std::uint64_t data_version() const {
+        return data_seed_given ? data_seed : operation == IoOperation::Overwrite ? 1 : 0;
+    }
+    bool update() const { return operation == IoOperation::Overwrite || operation == IoOperation::Append; }
 
     // The chunk length along dimension d (CHUNK_DIM_<d+1>, h5bench's default 1).
     std::uint64_t chunk_length(int d) const { return chunk[d] ? chunk[d] : 1; }

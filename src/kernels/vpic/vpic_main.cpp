@@ -3,9 +3,14 @@
 // puts a step in group /Timestep_<i>, other libraries use a record per step.
 // Emulated compute (a sleep) separates the steps.  The kernel builds the plan
 // and drives the runner's RecordWriter; it never calls an I/O library.
+// IO_OPERATION=OVERWRITE / APPEND (h5bench_overwrite / h5bench_append) open
+// an existing file for update instead: OVERWRITE rewrites its first
+// TIMESTEPS steps with new values (DATA_SEED), APPEND adds TIMESTEPS steps
+// after the ones it holds (UNLIMITED=YES files).
 #include <mpi.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -61,13 +66,31 @@ int vpic_main(int argc, char** argv) {
             for (int r = 0; r < nprocs; ++r) paths.push_back(insert_suffix(cli.path, std::to_string(r)));
         else
             paths.push_back(cli.path);
-        for (const auto& p : paths) outputs.claim(p);
+        const bool update = cfg.update();
+        const char* op = cfg.operation == IoOperation::Append ? "APPEND" : "OVERWRITE";
+        if (update) {
+            // The file is the input: it must exist, and stays whatever happens.
+            for (const auto& p : paths)
+                collective_step(world, [&] {
+                    std::error_code ec;
+                    if (!std::filesystem::exists(p, ec))
+                        throw Error(std::string("IO_OPERATION=") + op + " needs an existing file, and '" + p +
+                                        "' does not exist",
+                                    cfg.operation == IoOperation::Append
+                                        ? "write it first with UNLIMITED=YES (h5bench's write-unlimited), the same "
+                                          "DIM_* and rank count, then append to it"
+                                        : "write it first (h5bench's write) with the same DIM_* and rank count, "
+                                          "then overwrite it");
+                });
+        } else {
+            for (const auto& p : paths) outputs.claim(p);
+        }
         // Before any buffer exists: one time step's particles in memory (twice
         // with struct memory: the structs and the fields packed from them),
         // every step on disk.
         ResourceNeeds need;
         need.memory_bytes = saturating_mul(plan_buffer_bytes(plan, 1), plan.memory_struct.empty() ? 1 : 2);
-        need.file_bytes = plan_file_bytes(plan);
+        need.file_bytes = cfg.operation == IoOperation::Overwrite ? 0 : plan_file_bytes(plan);
         need.output_path = paths[0];
         d.check_resources(need, "DIM_1 x DIM_2 x DIM_3 (particles per rank) or TIMESTEPS");
         const std::string my_path = fpp ? paths[static_cast<std::size_t>(rank)] : paths[0];
@@ -86,9 +109,31 @@ int vpic_main(int argc, char** argv) {
         double compute = 0;
         FileOutcome w;
         {
-            RecordWriter writer(io_comm, *backend, ropt, plan, my_path);
-            compute = run_time_steps(cfg, !d.options().quiet && rank == 0, "written", t0,
-                                     [&](int t) { writer.write(t, t + 1); });
+            RecordWriter writer(io_comm, *backend, ropt, plan, my_path, update ? Access::Update : Access::Read);
+            // Append starts after the file's last step; overwrite needs the steps it rewrites.
+            std::int64_t first = 0;
+            if (update)
+                collective_step(world, [&] {
+                    const std::int64_t have = writer.records_in_file();
+                    if (have < 0)
+                        throw Error(std::string("IO_OPERATION=") + op + ": backend " + backend->name() +
+                                        " cannot tell how many time steps '" + my_path + "' holds",
+                                    "use -a hdf5, pnetcdf, netcdf4, adios or mpiio");
+                    if (cfg.operation == IoOperation::Append) first = have;
+                    else if (have < cfg.timesteps)
+                        throw Error("IO_OPERATION=OVERWRITE TIMESTEPS=" + std::to_string(cfg.timesteps) + ": '" +
+                                        my_path + "' holds " + std::to_string(have) + " time steps",
+                                    "overwrite at most the " + std::to_string(have) + " steps it has (TIMESTEPS=" +
+                                        std::to_string(have) + "), or APPEND new ones");
+                });
+            compute = run_time_steps(cfg, !d.options().quiet && rank == 0,
+                                     cfg.operation == IoOperation::Overwrite ? "overwritten"
+                                     : update                                ? "appended"
+                                                                             : "written",
+                                     t0, [&](int t) {
+                                         const int r = static_cast<int>(first) + t;
+                                         writer.write(r, r + 1);
+                                     });
             w = writer.close();
         }
         MPI_Barrier(world);

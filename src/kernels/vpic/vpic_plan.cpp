@@ -54,6 +54,8 @@ FilePlan particle_plan(const Config& cfg, const Geometry& g, Selection sel) {
     if (cfg.mem == MemPattern::Interleaved)
         for (int f = 0; f < kFields; ++f) p.memory_struct.push_back(f);
     p.nrecords = cfg.timesteps;
+    // The runner's pattern, another one per DATA_SEED (overwrite's new values).
+    p.pattern_seed = cfg.data_version() * 0x9e3779b97f4a7c15ull;
     p.flush_every = 1;
     p.requests = static_cast<std::uint64_t>(kFields) * static_cast<std::uint64_t>(cfg.timesteps) * shared->nblocks();
     return p;

@@ -39,6 +39,8 @@ void report_write(Driver& d, const Cli& cli, const Geometry& g, const FileOutcom
                             {"timesteps", cfg.timesteps},
                             {"file_per_proc", fpp},
                             {"collective_data", d.config().collective},
+                            {"io_operation", name(cfg.operation)},
+                            {"data_seed", cfg.data_version()},
                             {"path", cli.path}});
     nlohmann::json s = metrics_json(m);
     s["expected_bytes"] = static_cast<double>(m.particles) * kBytesPerParticle * cfg.timesteps;
@@ -46,7 +48,9 @@ void report_write(Driver& d, const Cli& cli, const Geometry& g, const FileOutcom
 
     if (d.options().verbose) w.text.print();
     TextReport t;
-    t.section("VPIC-IO particle write (h5bench_write)");
+    t.section(cfg.operation == IoOperation::Overwrite ? "VPIC-IO particle overwrite (h5bench_overwrite)"
+              : cfg.operation == IoOperation::Append  ? "VPIC-IO particle append (h5bench_append)"
+                                                      : "VPIC-IO particle write (h5bench_write)");
     t.line("I/O library", d.stack_label() + " / " + d.library_label());
     t.count("No. MPI processes", static_cast<std::uint64_t>(d.size()));
     t.line("Memory pattern", memory_note(cfg));
@@ -74,7 +78,8 @@ void report_write(Driver& d, const Cli& cli, const Geometry& g, const FileOutcom
                                       std::to_string(cfg.seed));
     if (cfg.delayed_close_timesteps || cfg.io_mem_limit)
         t.line("DELAYED_CLOSE_TIMESTEPS / IO_MEM_LIMIT", "no effect in SYNC mode (as in the reference)");
-    t.line("Output", fpp ? insert_suffix(cli.path, "<rank>") + " (" + std::to_string(d.size()) + " files)" : cli.path);
+    if (cfg.update()) t.line("Data", "pattern of DATA_SEED " + std::to_string(cfg.data_version()));
+    t.line(cfg.update() ? "File updated" : "Output", fpp ? insert_suffix(cli.path, "<rank>") + " (" + std::to_string(d.size()) + " files)" : cli.path);
     add_metrics(t, m);
     t.print();
 }

@@ -32,7 +32,7 @@ std::string key_default(const std::string& k) {
         {"SUBFILING", "NO"}, {"FILE_PER_PROC", "NO"}, {"ALIGN", "NO"}, {"ALIGN_THRESHOLD", "0"},
         {"ALIGN_LEN", "0"}, {"STDEV_DIM_1", "0"}, {"SEED", "1"}, {"READ_OPTION", "FULL"},
         {"TO_READ_NUM_PARTICLES", "0"}, {"IO_OPERATION", "WRITE (vpic), READ (bdcats)"}, {"UNLIMITED", "NO"},
-        {"NUM_PARTICLES", "DIM_1 x DIM_2 x DIM_3"}, {"BLOCK_SIZE_3", "1"}, {"STRIDE_SIZE_3", "1"},
+        {"NUM_PARTICLES", "DIM_1 x DIM_2 x DIM_3"}, {"BLOCK_SIZE_3", "1"}, {"STRIDE_SIZE_3", "1"}, {"DATA_SEED", "0 (OVERWRITE: 1)"},
         {"CHUNK_DIM_1", "1"}, {"CHUNK_DIM_2", "1"}, {"CHUNK_DIM_3", "1"}};
     auto it = d.find(k);
     return it == d.end() ? "" : it->second;
@@ -48,8 +48,10 @@ std::string key_help(const std::string& k) {
         {"COMPRESS_LEVEL", ": deflate level 1..9 (extension; h5bench always uses 9)"},
         {"MODE", ": SYNC|ASYNC (ASYNC needs HDF5's async VOL connector)"},
         {"TO_READ_NUM_PARTICLES", ": particles each rank reads with PARTIAL (0: all of its part, as h5bench)"},
-        {"IO_OPERATION", ": WRITE|READ|OVERWRITE|APPEND (h5bench's driver key; OVERWRITE/APPEND are refused: "
-                         "no backend opens a file for update yet)"},
+        {"IO_OPERATION", ": WRITE|READ|OVERWRITE|APPEND (h5bench's driver key; vpic OVERWRITE rewrites the "
+                         "first TIMESTEPS steps of an existing file, APPEND adds TIMESTEPS steps to an UNLIMITED=YES file)"},
+        {"DATA_SEED", ": which values the particles carry (extension; OVERWRITE writes seed 1, read an overwritten "
+                      "file with DATA_SEED=1)"},
         {"UNLIMITED", ": YES: h5bench's write-unlimited layout, one dataset per field with an unlimited "
                       "time-step dimension extended per step (extension; give it to bdcats too)"},
         {"NUM_PARTICLES", ": older spelling, no effect: h5bench replaces it by DIM_1 x DIM_2 x DIM_3"},
@@ -217,7 +219,8 @@ void write_csv(const std::string& path, const Metrics& m, const Config& cfg,
     };
     row("metric", "value", "unit");
     // h5bench's operation names: one per benchmark binary.
-    const char* op = !m.writing ? "read" : cfg.unlimited ? "write unlimited"
+    const char* op = !m.writing ? "read" : cfg.operation == IoOperation::Overwrite ? "overwrite"
+                   : cfg.operation == IoOperation::Append ? "append" : cfg.unlimited ? "write unlimited"
                    : cfg.stdev_dim_1 > 0 ? "write_var_normal_dist" : "write";
     row("operation", op, "");
     row("ranks", std::to_string(m.ranks), "");
