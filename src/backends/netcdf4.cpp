@@ -13,9 +13,14 @@
 // through one buffer when the box is not one block of the user buffer; reads
 // join neighbouring boxes into one bounding box of at most
 // netcdf4.read_sieve bytes (data sieving, as ROMIO does).
-//   * collective: every call is a collective H5Dwrite/H5Dread, so the ranks
-//     agree on the largest call count (one MPI_Allreduce) and ranks with
-//     fewer calls pad with zero-count calls;
+//   * collective, netcdf4.collective=first (default, E3SM-IO's netcdf4
+//     access): each put's first call is collective (each rank its first box,
+//     or a zero-count call: the call that extends the record dimension), the
+//     rest independent.  A collective H5Dwrite per box costs ~5x the whole
+//     put on E3SM's F case;
+//   * collective, netcdf4.collective=all: every call is a collective
+//     H5Dwrite/H5Dread, so the ranks agree on the largest call count (one
+//     MPI_Allreduce) and ranks with fewer calls pad with zero-count calls;
 //   * independent: each rank makes its calls alone.  NetCDF-4 cannot extend
 //     the record dimension in independent mode (NC_ECANTEXTEND), and a
 //     zero-count call never extends, so the first put of a new record makes
@@ -103,6 +108,10 @@ public:
                         "give a whole number of bytes >= 0 (0 = read only the selected boxes; default " +
                             std::string(kSieveDefault) + ")");
         sieve_bytes_ = static_cast<std::uint64_t>(n);
+        const std::string c = cfg.param("netcdf4.collective", "first");
+        if (c != "all" && c != "first")
+            throw Error("--param netcdf4.collective=" + c + " is not valid", "use all or first");
+        first_only_ = c == "first";
     }
     ~Netcdf4File() override {
         if (ncid_ >= 0) nc_close(ncid_);
@@ -343,27 +352,30 @@ private:
         // Independent mode, first put of a new record: the first call is made
         // collectively (every rank its first box or a zero-count call) so
         // that NetCDF extends the record dimension, the rest independently.
+        // netcdf4.collective=first does the same on every collective put.
         bool extend_first = false;
         if (rec && write && static_cast<std::size_t>(record) >= nrec_[var]) {
             extend_first = !coll;
             nrec_[var] = static_cast<std::size_t>(record) + 1;
         }
+        const bool first_only = extend_first || (coll && first_only_ && !filtered_[var] && nd > 0);
+        const bool all_collective = coll && !first_only;
         long long calls = static_cast<long long>(plan.calls.size());
         // Reading a record variable makes NetCDF query the record count over
         // every variable, with an MPI_Allreduce for each one in collective
         // mode (compressed ones always are): then all ranks make equal counts.
-        const bool equal_counts = coll || (rec && !write && filtered_any_);
+        const bool equal_counts = all_collective || (rec && !write && filtered_any_);
         if (equal_counts) MPI_Allreduce(MPI_IN_PLACE, &calls, 1, MPI_LONG_LONG, MPI_MAX, comm_);
-        if (extend_first) calls = std::max<long long>(calls, 1);
+        if (first_only) calls = std::max<long long>(calls, 1);
         if (stage_.size() < plan.staging * es) stage_.resize(plan.staging * es);
 
         // Variables rest in independent mode (see set_access); this one is
         // collective for the calls that must be.
-        const bool switch_mode = (coll || extend_first) && !filtered_[var];
+        const bool switch_mode = (all_collective || first_only) && !filtered_[var];
         if (switch_mode) par_access(var, NC_COLLECTIVE);
         char* p = static_cast<char*>(buf);
         for (long long i = 0; i < calls; ++i) {
-            if (extend_first && i == 1) par_access(var, NC_INDEPENDENT);
+            if (first_only && i == 1) par_access(var, NC_INDEPENDENT);
             if (i < static_cast<long long>(plan.calls.size())) {
                 const nc4::Call& c = plan.calls[i];
                 if (rec) count[0] = 1;
@@ -382,7 +394,7 @@ private:
                 one_call(var, write, start.data(), count.data(), nullptr);
             }
         }
-        if (switch_mode && !(extend_first && calls > 1)) par_access(var, NC_INDEPENDENT);
+        if (switch_mode && !(first_only && calls > 1)) par_access(var, NC_INDEPENDENT);
     }
 
     BackendConfig cfg_;
@@ -396,6 +408,7 @@ private:
     std::vector<bool> filtered_;      // compressed: NetCDF keeps it collective
     bool filtered_any_ = false;
     std::uint64_t sieve_bytes_ = 0;   // netcdf4.read_sieve
+    bool first_only_ = false;         // netcdf4.collective=first
     std::map<std::tuple<std::uint64_t, bool, std::size_t>, nc4::CallPlan> plans_;
     std::vector<char> stage_;         // staging buffer of calls that are not one block
 };
@@ -420,7 +433,12 @@ static BackendInfo describe() {
                  {"netcdf4.read_sieve", kSieveDefault,
                   "reads: neighbouring boxes of a selection are read as one bounding box of at most this many "
                   "bytes (data sieving; 0 = only the selected boxes)",
-                  {}}};
+                  {}},
+                 {"netcdf4.collective", "first",
+                  "collective mode: all = every call of a put is a collective H5Dwrite/H5Dread (padded to equal "
+                  "counts); first = only each put's first call (it extends the record), the rest independent, as "
+                  "E3SM-IO's netcdf4 driver",
+                  {"all", "first"}}};
     return b;
 }
 
