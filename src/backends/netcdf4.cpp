@@ -157,15 +157,23 @@ public:
             int id = -1;
             check(nc_def_var(ncid_, var.name.c_str(), nctype(var.type), static_cast<int>(ids.size()), ids.data(), &id),
                   "defining " + what);
-            define_storage(spec, var, id, what);
             const bool has_fill_attr = std::any_of(var.attrs.begin(), var.attrs.end(),
                                                    [](const Attr& a) { return a.name == "_FillValue"; });
             if (!cfg_.fill) {
                 check(nc_def_var_fill(ncid_, id, NC_NOFILL, nullptr), "nc_def_var_fill " + what);
             } else if (var.fill_value && !has_fill_attr) {
-                put_attr(id, Attr::Number("_FillValue", var.type, {*var.fill_value}), what);
+                // A text variable's fill value is one character, written as text
+                // (nc_put_att_double refuses NC_CHAR).
+                put_attr(id,
+                         var.type == DType::Char
+                             ? Attr::Text("_FillValue", std::string(1, static_cast<char>(*var.fill_value)))
+                             : Attr::Number("_FillValue", var.type, {*var.fill_value}),
+                         what);
             }
             for (const auto& a : var.attrs) put_attr(id, a, what);
+            // After _FillValue: NetCDF refuses a _FillValue on a variable
+            // that already has a filter (NC_EINVAL).
+            define_storage(spec, var, id, what);
             varids_.push_back(id);
         }
         check(nc_enddef(ncid_), "nc_enddef " + file_what(), "the header may be too large or the file system full");
