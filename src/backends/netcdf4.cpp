@@ -430,8 +430,8 @@ std::unique_ptr<Backend> make(const BackendConfig& cfg) {
 static BackendInfo describe() {
     BackendInfo b;
     b.name = "netcdf4";
-    b.description = "parallel NetCDF-4 (nc_create_par): blocks merged into few nc_put_vara boxes, reads "
-                    "sieved, collective calls padded to equal counts; chunking and deflate";
+    b.description = "parallel NetCDF-4 (nc_create_par): blocks merged into few nc_put_vara boxes, each put's "
+                    "first call collective (netcdf4.collective), reads sieved; chunking and deflate";
     b.factory = make;
     b.library_version = libvers;
     b.extension = ".nc";
