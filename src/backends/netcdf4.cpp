@@ -1,37 +1,57 @@
 // `netcdf4` backend: parallel NetCDF-4 (HDF5 underneath) through the NetCDF-C
 // API: nc_create_par, dims/vars/attributes like the CDF backends, record
-// variables chunked one record at a time, fixed ones contiguous, NC_NOFILL
-// unless --fill.
+// variables chunked one record at a time and fixed ones contiguous unless the
+// kernel gives a chunk shape and deflate level (VarSpec::storage: e3sm -c/-z),
+// NC_NOFILL unless --fill.
 //
-// How a selection is written.  NetCDF-4 has no varn/union call: one
-// nc_put_vara moves one block, and in collective mode every nc_put_vara is a
-// collective H5Dwrite, so all ranks must make the same number of calls.
-//   * collective: the ranks agree on the largest block count of the put
-//     (one MPI_Allreduce) and ranks with fewer blocks pad with zero-count calls;
-//   * independent: each rank writes its blocks alone.  NetCDF-4 cannot extend
+// How a selection is moved.  NetCDF-4 has no varn/union call: one
+// nc_put_vara moves one hyper-rectangle, and each call costs library work
+// (and, on reads of record variables, a record-count query over every
+// variable of the file).  So the calls are few (netcdf4_calls.hpp): the
+// blocks are merged into the boxes that are exactly their union (E3SM: one
+// levels x columns box per column run instead of one call per level), staged
+// through one buffer when the box is not one block of the user buffer; reads
+// join neighbouring boxes into one bounding box of at most
+// netcdf4.read_sieve bytes (data sieving, as ROMIO does).
+//   * collective, netcdf4.collective=first (default, E3SM-IO's netcdf4
+//     access): each put's first call is collective (each rank its first box,
+//     or a zero-count call: the call that extends the record dimension), the
+//     rest independent.  A collective H5Dwrite per box costs ~5x the whole
+//     put on E3SM's F case;
+//   * collective, netcdf4.collective=all: every call is a collective
+//     H5Dwrite/H5Dread, so the ranks agree on the largest call count (one
+//     MPI_Allreduce) and ranks with fewer calls pad with zero-count calls;
+//   * independent: each rank makes its calls alone.  NetCDF-4 cannot extend
 //     the record dimension in independent mode (NC_ECANTEXTEND), and a
 //     zero-count call never extends, so the first put of a new record makes
-//     its first call collectively (each rank its first block, or a zero-count
+//     its first call collectively (each rank its first box, or a zero-count
 //     call; NetCDF agrees on the new length with an MPI_Allreduce), the rest
-//     independently.  Reads of record variables use equal call counts in
-//     both modes: NetCDF computes the record count collectively on each read.
+//     independently.
+// Variables rest in independent mode and are switched to collective around
+// their own collective calls: NetCDF's record-count query makes one
+// MPI_Allreduce per *collective variable of the file* on every read call of
+// a record variable.  Compressed variables are always collective (parallel
+// HDF5 filters need it); when the file has any, reads of record variables
+// use equal call counts in both modes.
 // Scalars (no dimensions) are accessed independently by the ranks that own
 // them: a zero-count call is impossible for them.  Record variables with no
 // other dimension are always collective (one element per record; the
-// zero-element extension call is impossible for them too).  The bounding box of the
-// blocks is never written: it would overwrite other ranks' data.
-// With ~10^5 blocks per rank this is one H5Dwrite per block; slow, and that is
-// the honest cost of this API for E3SM-like decompositions.
+// zero-element extension call is impossible for them too).  Writes never
+// touch an element outside the selection: other ranks own those.
 #include <netcdf.h>
 #include <netcdf_par.h>
+#include <netcdf_filter.h>
 #ifdef IOK_HAVE_HDF5
 #include <hdf5.h>
 #endif
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 #include <vector>
 
 #include "backends/backend.hpp"
+#include "backends/netcdf4_calls.hpp"
 #include "core/error.hpp"
 
 namespace iok {
@@ -69,9 +89,30 @@ void check(int status, const std::string& what, const std::string& hint = {}) {
                              : hint);
 }
 
+// ROMIO's default data-sieving buffer for independent reads (ind_rd_buffer_size).
+constexpr const char* kSieveDefault = "4194304";
+
 class Netcdf4File : public File {
 public:
-    explicit Netcdf4File(const BackendConfig& cfg) : cfg_(cfg) {}
+    explicit Netcdf4File(const BackendConfig& cfg) : cfg_(cfg) {
+        const std::string v = cfg.param("netcdf4.read_sieve", kSieveDefault);
+        std::size_t used = 0;
+        long long n = -1;
+        try {
+            n = std::stoll(v, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != v.size() || n < 0)
+            throw Error("--param netcdf4.read_sieve=" + v + " is not a byte count",
+                        "give a whole number of bytes >= 0 (0 = read only the selected boxes; default " +
+                            std::string(kSieveDefault) + ")");
+        sieve_bytes_ = static_cast<std::uint64_t>(n);
+        const std::string c = cfg.param("netcdf4.collective", "first");
+        if (c != "all" && c != "first")
+            throw Error("--param netcdf4.collective=" + c + " is not valid", "use all or first");
+        first_only_ = c == "first";
+    }
     ~Netcdf4File() override {
         if (ncid_ >= 0) nc_close(ncid_);
     }
@@ -116,21 +157,23 @@ public:
             int id = -1;
             check(nc_def_var(ncid_, var.name.c_str(), nctype(var.type), static_cast<int>(ids.size()), ids.data(), &id),
                   "defining " + what);
-            if (var.is_record(spec)) {
-                std::vector<size_t> chunk{1};
-                for (auto n : spec.fixed_shape(var)) chunk.push_back(std::max<std::uint64_t>(n, 1));
-                check(nc_def_var_chunking(ncid_, id, NC_CHUNKED, chunk.data()), "chunking " + what);
-            } else if (!ids.empty()) {
-                check(nc_def_var_chunking(ncid_, id, NC_CONTIGUOUS, nullptr), "contiguous layout of " + what);
-            }
             const bool has_fill_attr = std::any_of(var.attrs.begin(), var.attrs.end(),
                                                    [](const Attr& a) { return a.name == "_FillValue"; });
             if (!cfg_.fill) {
                 check(nc_def_var_fill(ncid_, id, NC_NOFILL, nullptr), "nc_def_var_fill " + what);
             } else if (var.fill_value && !has_fill_attr) {
-                put_attr(id, Attr::Number("_FillValue", var.type, {*var.fill_value}), what);
+                // A text variable's fill value is one character, written as text
+                // (nc_put_att_double refuses NC_CHAR).
+                put_attr(id,
+                         var.type == DType::Char
+                             ? Attr::Text("_FillValue", std::string(1, static_cast<char>(*var.fill_value)))
+                             : Attr::Number("_FillValue", var.type, {*var.fill_value}),
+                         what);
             }
             for (const auto& a : var.attrs) put_attr(id, a, what);
+            // After _FillValue: NetCDF refuses a _FillValue on a variable
+            // that already has a filter (NC_EINVAL).
+            define_storage(spec, var, id, what);
             varids_.push_back(id);
         }
         check(nc_enddef(ncid_), "nc_enddef " + file_what(), "the header may be too large or the file system full");
@@ -208,19 +251,78 @@ private:
                   "writing " + w);
     }
 
+    // Layout and filter of one variable: the kernel's chunk shape and
+    // deflate level when it gives them (VarSpec::storage, e3sm -c/-z), else
+    // record variables one record per chunk and fixed ones contiguous.
+    void define_storage(const FileSpec& spec, const VarSpec& var, int id, const std::string& what) {
+        if (var.dims.empty()) return;  // scalars: nothing to lay out
+        const StorageHint& hint = var.storage;
+        const bool rec = var.is_record(spec);
+        const auto shape = spec.fixed_shape(var);
+        if (!hint.chunk.empty()) {
+            if (hint.chunk.size() != shape.size())
+                throw Error("NetCDF-4: chunk shape of " + what + " has " + std::to_string(hint.chunk.size()) +
+                                " lengths for " + std::to_string(shape.size()) + " fixed dimensions",
+                            "give one chunk length per dimension of the variable (the record dimension excluded)");
+            std::vector<size_t> chunk;
+            if (rec) chunk.push_back(1);
+            for (std::size_t d = 0; d < shape.size(); ++d) {
+                if (hint.chunk[d] == 0 || hint.chunk[d] > std::max<std::uint64_t>(shape[d], 1))
+                    throw Error("NetCDF-4: chunk length " + std::to_string(hint.chunk[d]) + " along dimension " +
+                                    std::to_string(d) + " of " + what + " is not in 1.." +
+                                    std::to_string(std::max<std::uint64_t>(shape[d], 1)),
+                                "a chunk may not be empty or larger than the variable");
+                chunk.push_back(static_cast<size_t>(hint.chunk[d]));
+            }
+            check(nc_def_var_chunking(ncid_, id, NC_CHUNKED, chunk.data()), "chunking " + what);
+        } else if (rec) {
+            std::vector<size_t> chunk{1};
+            for (auto n : shape) chunk.push_back(std::max<std::uint64_t>(n, 1));
+            check(nc_def_var_chunking(ncid_, id, NC_CHUNKED, chunk.data()), "chunking " + what);
+        } else if (hint.deflate == 0) {
+            check(nc_def_var_chunking(ncid_, id, NC_CONTIGUOUS, nullptr), "contiguous layout of " + what);
+        }
+        if (hint.deflate == 0) return;
+        if (hint.deflate < 1 || hint.deflate > 9)
+            throw Error("NetCDF-4: deflate level " + std::to_string(hint.deflate) + " of " + what + " is not in 1..9",
+                        "give a zlib level from 1 to 9");
+        if (hint.chunk.empty() && !rec)
+            throw Error("NetCDF-4: deflate on " + what + " needs a chunk shape",
+                        "give the variable a chunk hint (e3sm: -c BYTES)");
+        if (nc_inq_filter_avail(ncid_, H5Z_FILTER_DEFLATE) != NC_NOERR)
+            throw Error("NetCDF-4: this NetCDF-C has no deflate (zlib) filter, needed by " + what,
+                        "build NetCDF-C with zlib, or drop the compression option");
+        // No shuffle: E3SM-IO's HDF5 path sets deflate alone (H5Pset_deflate).
+        check(nc_def_var_deflate(ncid_, id, 0, 1, hint.deflate), "deflate filter of " + what);
+    }
+
     // Collective unless --independent; scalars always independent, record
     // variables without other dimensions always collective (see top: their
-    // record cannot be extended by a zero-element call).
+    // record cannot be extended by a zero-element call), compressed ones
+    // always collective (parallel HDF5 filters need it).
     bool collective(int v) const {
         const VarSpec& vs = spec_.vars[v];
         if (vs.dims.empty()) return false;
-        return cfg_.collective || (vs.is_record(spec_) && vs.dims.size() == 1);
+        return cfg_.collective || filtered_[v] || (vs.is_record(spec_) && vs.dims.size() == 1);
     }
 
+    // Every variable rests in independent mode, switched to collective only
+    // around its own collective calls: NetCDF's record-count query on each
+    // read of a record variable makes one MPI_Allreduce per collective
+    // variable of the file (hundreds in E3SM) -- the F-case read that never
+    // finished.  Compressed variables cannot leave collective mode.
     void set_access() {
-        for (std::size_t v = 0; v < varids_.size(); ++v)
-            check(nc_var_par_access(ncid_, varids_[v], collective(static_cast<int>(v)) ? NC_COLLECTIVE : NC_INDEPENDENT),
-                  "nc_var_par_access " + var_what(static_cast<int>(v)));
+        filtered_.assign(varids_.size(), false);
+        filtered_any_ = false;
+        for (std::size_t v = 0; v < varids_.size(); ++v) {
+            size_t nfilters = 0;
+            if (!spec_.vars[v].dims.empty())
+                check(nc_inq_var_filter_ids(ncid_, varids_[v], &nfilters, nullptr),
+                      "nc_inq_var_filter_ids " + var_what(static_cast<int>(v)));
+            filtered_[v] = nfilters > 0;
+            filtered_any_ = filtered_any_ || filtered_[v];
+            if (!filtered_[v]) par_access(static_cast<int>(v), NC_INDEPENDENT);
+        }
     }
 
     void one_call(int var, bool write, const size_t* start, const size_t* count, void* data) {
@@ -229,6 +331,20 @@ private:
         const int rc = write ? nc_put_vara(ncid_, varids_[var], start, count, data)
                              : nc_get_vara(ncid_, varids_[var], start, count, data);
         check(rc, (write ? "writing " : "reading ") + var_what(var));
+    }
+
+    // The calls of `sel` (cached under its id, see backend.hpp): exact boxes
+    // for writes, sieved windows for reads.
+    const nc4::CallPlan& plan_for(const Selection& sel, bool write, std::size_t es) {
+        const auto key = std::make_tuple(sel.id(), write, es);
+        auto it = plans_.find(key);
+        if (it == plans_.end())
+            it = plans_.emplace(key, write ? nc4::boxes(sel) : nc4::windows(sel, sieve_bytes_ / es)).first;
+        return it->second;
+    }
+
+    void par_access(int var, int mode) {
+        check(nc_var_par_access(ncid_, varids_[var], mode), "nc_var_par_access " + var_what(var));
     }
 
     void access(int var, const Selection& sel, std::int64_t record, void* buf, bool write) {
@@ -245,43 +361,47 @@ private:
         std::vector<size_t> start(nd + off, 0), count(nd + off, 0);
         if (rec) start[0] = static_cast<size_t>(record);
         const bool coll = collective(var);
+        const std::size_t es = dtype_size(vs.type);
+        const nc4::CallPlan& plan = plan_for(sel, write, es);
 
         // Independent mode, first put of a new record: the first call is made
-        // collectively (every rank its first block or a zero-count call) so
+        // collectively (every rank its first box or a zero-count call) so
         // that NetCDF extends the record dimension, the rest independently.
+        // netcdf4.collective=first does the same on every collective put.
         bool extend_first = false;
         if (rec && write && static_cast<std::size_t>(record) >= nrec_[var]) {
             extend_first = !coll;
             nrec_[var] = static_cast<std::size_t>(record) + 1;
         }
-
-        const std::size_t es = dtype_size(vs.type);
-        std::vector<std::size_t> blocks;  // non-empty blocks, in buffer order
-        for (std::size_t b = 0; b < sel.nblocks(); ++b)
-            if (sel.block_elements(b) > 0) blocks.push_back(b);
-        long long calls = static_cast<long long>(blocks.size());
-        // Reading a record variable asks NetCDF for the record count, which is
-        // a collective operation even in independent mode (a rank with fewer
-        // calls hangs the others), so such reads also use equal call counts.
-        const bool equal_counts = coll || (rec && !write);
+        const bool first_only = extend_first || (coll && first_only_ && !filtered_[var] && nd > 0);
+        const bool all_collective = coll && !first_only;
+        long long calls = static_cast<long long>(plan.calls.size());
+        // Reading a record variable makes NetCDF query the record count over
+        // every variable, with an MPI_Allreduce for each one in collective
+        // mode (compressed ones always are): then all ranks make equal counts.
+        const bool equal_counts = all_collective || (rec && !write && filtered_any_);
         if (equal_counts) MPI_Allreduce(MPI_IN_PLACE, &calls, 1, MPI_LONG_LONG, MPI_MAX, comm_);
-        if (extend_first) calls = std::max<long long>(calls, 1);
+        if (first_only) calls = std::max<long long>(calls, 1);
+        if (stage_.size() < plan.staging * es) stage_.resize(plan.staging * es);
 
+        // Variables rest in independent mode (see set_access); this one is
+        // collective for the calls that must be.
+        const bool switch_mode = (all_collective || first_only) && !filtered_[var];
+        if (switch_mode) par_access(var, NC_COLLECTIVE);
         char* p = static_cast<char*>(buf);
         for (long long i = 0; i < calls; ++i) {
-            if (extend_first && i == 0)
-                check(nc_var_par_access(ncid_, varids_[var], NC_COLLECTIVE), "nc_var_par_access " + var_what(var));
-            if (extend_first && i == 1)
-                check(nc_var_par_access(ncid_, varids_[var], NC_INDEPENDENT), "nc_var_par_access " + var_what(var));
-            if (i < static_cast<long long>(blocks.size())) {
-                const std::size_t b = blocks[i];
+            if (first_only && i == 1) par_access(var, NC_INDEPENDENT);
+            if (i < static_cast<long long>(plan.calls.size())) {
+                const nc4::Call& c = plan.calls[i];
                 if (rec) count[0] = 1;
                 for (int d = 0; d < nd; ++d) {
-                    start[d + off] = static_cast<size_t>(sel.start(b)[d]);
-                    count[d + off] = static_cast<size_t>(sel.count(b)[d]);
+                    start[d + off] = static_cast<size_t>(c.start[d]);
+                    count[d + off] = static_cast<size_t>(c.count[d]);
                 }
-                one_call(var, write, start.data(), count.data(), p);
-                p += sel.block_elements(b) * es;
+                char* data = c.direct >= 0 ? p + c.direct * es : stage_.data();
+                if (write && c.direct < 0) nc4::gather(c, p, data, es);
+                one_call(var, write, start.data(), count.data(), data);
+                if (!write && c.direct < 0) nc4::scatter(c, data, p, es);
             } else {
                 // Padding: nothing selected, but the same collective call.
                 std::fill(count.begin(), count.end(), 0);
@@ -289,8 +409,7 @@ private:
                 one_call(var, write, start.data(), count.data(), nullptr);
             }
         }
-        if (extend_first && calls == 1)
-            check(nc_var_par_access(ncid_, varids_[var], NC_INDEPENDENT), "nc_var_par_access " + var_what(var));
+        if (switch_mode && !(first_only && calls > 1)) par_access(var, NC_INDEPENDENT);
     }
 
     BackendConfig cfg_;
@@ -301,6 +420,12 @@ private:
     bool writing_ = false;
     std::vector<int> varids_;
     std::vector<std::size_t> nrec_;  // records known to exist, per variable
+    std::vector<bool> filtered_;      // compressed: NetCDF keeps it collective
+    bool filtered_any_ = false;
+    std::uint64_t sieve_bytes_ = 0;   // netcdf4.read_sieve
+    bool first_only_ = false;         // netcdf4.collective=first
+    std::map<std::tuple<std::uint64_t, bool, std::size_t>, nc4::CallPlan> plans_;
+    std::vector<char> stage_;         // staging buffer of calls that are not one block
 };
 
 std::unique_ptr<Backend> make(const BackendConfig& cfg) {
@@ -312,13 +437,23 @@ std::unique_ptr<Backend> make(const BackendConfig& cfg) {
 static BackendInfo describe() {
     BackendInfo b;
     b.name = "netcdf4";
-    b.description = "parallel NetCDF-4 (nc_create_par): one nc_put_vara per block, collective calls padded to "
-                    "equal counts";
+    b.description = "parallel NetCDF-4 (nc_create_par): blocks merged into few nc_put_vara boxes, each put's "
+                    "first call collective (netcdf4.collective), reads sieved; chunking and deflate";
     b.factory = make;
     b.library_version = libvers;
     b.extension = ".nc";
     b.caps.self_describing = true;
-    b.options = {{"netcdf4.flush", "0", "nc_sync after every flush of records", {"0", "1"}}};
+    b.caps.chunking = true;
+    b.options = {{"netcdf4.flush", "0", "nc_sync after every flush of records", {"0", "1"}},
+                 {"netcdf4.read_sieve", kSieveDefault,
+                  "reads: neighbouring boxes of a selection are read as one bounding box of at most this many "
+                  "bytes (data sieving; 0 = only the selected boxes)",
+                  {}},
+                 {"netcdf4.collective", "first",
+                  "collective mode: all = every call of a put is a collective H5Dwrite/H5Dread (padded to equal "
+                  "counts); first = only each put's first call (it extends the record), the rest independent, as "
+                  "E3SM-IO's netcdf4 driver",
+                  {"all", "first"}}};
     return b;
 }
 

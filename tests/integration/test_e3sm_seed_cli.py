@@ -1,8 +1,8 @@
 """E3SM-IO's command line as its users type it, on a generated G map (no
 ../shared): -a hdf5_ra (HDF5 + rearranger) and -a hdf5_log (the log layout)
 rewritten with a note and verified by reading back, -a netcdf4, -c/-z
-(chunk shapes by E3SM-IO's rule and deflate level 6, checked in h5dump -p;
-values read back), and the refusals: an unknown filter, -c/-z on libraries
+(chunk shapes by E3SM-IO's rule and deflate level 6, checked in h5dump -p,
+on NetCDF-4 also in ncdump -hs; values read back), and the refusals: an unknown filter, -c/-z on libraries
 without chunking and on the blob/log layouts, hdf5_ra/hdf5_log with a
 contradicting -x; E3SM-IO's environment variables give notes."""
 import re
@@ -90,10 +90,11 @@ def test_netcdf4(tmp_path, small_g_map):
     assert out.read_bytes()[:8] == b"\x89HDF\r\n\x1a\n"  # NetCDF-4 = HDF5 container
 
 
-@pytest.mark.parametrize("api,z", [("hdf5", ["-z", "deflate"]), ("hdf5_md", ["-z", "deflate"]), ("hdf5_ra", [])])
+@pytest.mark.parametrize("api,z", [("hdf5", ["-z", "deflate"]), ("hdf5_md", ["-z", "deflate"]), ("hdf5_ra", []),
+                                   ("netcdf4", ["-z", "deflate"]), ("netcdf4", [])])
 def test_chunk_and_deflate(tmp_path, small_g_map, api, z):
-    need("hdf5_md" if api == "hdf5_md" else "hdf5")
-    p, out, res = run(tmp_path, small_g_map, "-a", api, "-c", "64", *z)
+    need({"hdf5_md": "hdf5_md", "netcdf4": "netcdf4"}.get(api, "hdf5"))
+    p, out, res = run(tmp_path, small_g_map, "-a", api, "-c", "64", *z, name="o.nc4" if api == "netcdf4" else "o.h5")
     assert res["summary"]["verification_mismatches"] == 0
     ds = h5_datasets(out)
     record = {n: v for n, v in ds.items() if v[1] and v[1][0] == "H5S_UNLIMITED"}
@@ -130,7 +131,8 @@ def test_deflate_alone_compresses_record_variables(tmp_path, small_g_map):
 @pytest.mark.parametrize("args,frags", [
     (["-a", "hdf5", "-z", "bzip2"], ["unknown filter 'bzip2'", "deflate and zlib"]),
     (["-a", "pnetcdf", "-c", "4096"], ["-c 4096", "needs chunking, which backend pnetcdf does not have"]),
-    (["-a", "netcdf4", "-z", "deflate"], ["-z deflate", "needs chunking, which backend netcdf4 does not have"]),
+    (["-a", "netcdf4", "-z", "deflate", "--independent"], ["collectively"]),
+    (["-a", "netcdf4", "-x", "rearrange", "-z", "zlib"], ["with -x rearrange", "collectively only"]),
     (["-a", "adios", "-c", "4096", "-z", "zlib"], ["needs chunking, which backend adios does not have"]),
     (["-a", "hdf5", "-x", "blob", "-c", "4096"], ["with -x blob", "no per-variable datasets"]),
     (["-a", "hdf5_log", "-z", "deflate"], ["with -x log", "no per-variable datasets"]),
@@ -142,6 +144,47 @@ def test_chunking_refusals(tmp_path, small_g_map, args, frags):
     p, out, _ = run(tmp_path, small_g_map, *args, check=False)
     assert_all_ranks_fail(p, *frags)
     assert not out.exists()
+
+
+def ncdump_storage(path):
+    """{variable: (_ChunkSizes tuple or None, _DeflateLevel or 0, _Storage)} from ncdump -hs."""
+    text = subprocess.run(["ncdump", "-hs", str(path)], capture_output=True, text=True, check=True).stdout
+    out = {}
+    for m in re.finditer(r'^\t\t(\w+):_(Storage|ChunkSizes|DeflateLevel) = "?([^";]+)"? ;$', text, re.M):
+        name, key, value = m.groups()
+        st = out.setdefault(name, {"chunk": None, "level": 0, "storage": None})
+        if key == "Storage":
+            st["storage"] = value
+        elif key == "ChunkSizes":
+            st["chunk"] = tuple(int(x) for x in value.split(","))
+        else:
+            st["level"] = int(value)
+    return out
+
+
+def test_netcdf4_deflate_alone_in_ncdump(tmp_path, small_g_map):
+    """-z without -c on NetCDF-4: record variables compressed in their
+    one-record chunks, fixed ones contiguous (E3SM-IO's rule), as ncdump -hs
+    reports them; every value read back by the kernel (--verify) and, read
+    by netCDF4-python, equal to those of the uncompressed file (--fill: the
+    elements no rank writes are defined too)."""
+    need("netcdf4")
+    p, out, res = run(tmp_path, small_g_map, "-a", "netcdf4", "-z", "zlib", "--fill", name="z.nc4")
+    assert res["summary"]["verification_mismatches"] == 0
+    st = ncdump_storage(out)
+    rec = {n: v for n, v in st.items() if v["storage"] == "chunked"}
+    fixed = {n: v for n, v in st.items() if v["storage"] == "contiguous"}
+    assert rec and fixed
+    assert all(v["level"] == 6 and v["chunk"][0] == 1 for v in rec.values()), rec
+    assert all(v["level"] == 0 for v in fixed.values()), fixed
+    p, plain, res = run(tmp_path, small_g_map, "-a", "netcdf4", "--fill", name="p.nc4")
+    assert all(v["level"] == 0 for v in ncdump_storage(plain).values())
+    import netCDF4
+    with netCDF4.Dataset(out) as a, netCDF4.Dataset(plain) as b:
+        assert set(a.variables) == set(b.variables)
+        for name in a.variables:
+            x, y = a[name][:], b[name][:]
+            assert x.shape == y.shape and (x.mask == y.mask).all() and (x == y).all(), name
 
 
 def test_environment_variables_give_notes(tmp_path, small_g_map):

@@ -345,6 +345,22 @@ def test_normal_distribution(tmp_path):
     assert "passed (every particle read matches the pattern)" in r.stdout
 
 
+def test_netcdf4_compress(tmp_path):
+    """COMPRESS=YES on NetCDF-4: each particle variable chunked along
+    CHUNK_DIM_1 (one record per chunk) with h5bench's deflate level 9, as
+    ncdump -hs reports it; bdcats reads every particle back."""
+    need("netcdf4")
+    cfg = write_cfg(tmp_path / "c.cfg", TIMESTEPS=2, DIM_1=4096, COMPRESS="YES", CHUNK_DIM_1=1024,
+                    COLLECTIVE_DATA="YES")
+    out = tmp_path / "c.nc"
+    iok(4, "vpic", cfg, out, "-a", "netcdf4")
+    h = subprocess.run(["ncdump", "-hs", str(out)], capture_output=True, text=True, check=True).stdout
+    for v in ("x", "y", "z", "id_1", "id_2", "px", "py", "pz"):
+        assert f"\t\t{v}:_ChunkSizes = 1, 1024 ;" in h and f"\t\t{v}:_DeflateLevel = 9 ;" in h, v
+    r = iok(4, "bdcats", cfg, out, "-a", "netcdf4")
+    assert "passed (every particle read matches the pattern)" in r.stdout
+
+
 def test_file_per_proc_compress_align(tmp_path):
     need("hdf5")
     cfg = write_cfg(tmp_path / "f.cfg", TIMESTEPS=2, DIM_1=4096, FILE_PER_PROC="YES", COMPRESS="YES",

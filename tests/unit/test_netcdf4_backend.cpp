@@ -127,5 +127,107 @@ TEST(Netcdf4Backend, ErrorsNameTheFileAndLibrary) {
     }
 }
 
+// Every way of moving the blocks: pure collective calls, reads without
+// sieving, and the default (first call collective) with sieving.
+TEST(Netcdf4Backend, RoundTripEveryCallMode) {
+    for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
+             {"netcdf4.collective", "all"}, {"netcdf4.read_sieve", "0"}, {"netcdf4.read_sieve", "8"}}) {
+        const std::string path = output_dir() + "/modes_netcdf4_" + value + ".nc";
+        Case c = make_case(path);
+        iok::BackendConfig cfg = config();
+        cfg.params[key] = value;
+        auto w = iok::make_backend("netcdf4", cfg);
+        write_case(*w, c);
+        expect_file_contents(c, path);
+        auto r = iok::make_backend("netcdf4", cfg);
+        EXPECT_EQ(read_mismatches(*r, c), 0u) << key << "=" << value;
+    }
+}
+
+TEST(Netcdf4Backend, BadParametersAreRefused) {
+    for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
+             {"netcdf4.collective", "some"}, {"netcdf4.read_sieve", "-1"}, {"netcdf4.read_sieve", "4k"}}) {
+        iok::BackendConfig cfg = config();
+        cfg.params[key] = value;
+        try {
+            iok::make_backend("netcdf4", cfg);
+            FAIL() << key << "=" << value << " accepted";
+        } catch (const iok::Error& e) {
+            EXPECT_NE(std::string(e.what()).find(key + "=" + value), std::string::npos) << e.what();
+            EXPECT_FALSE(e.hint().empty());
+        }
+    }
+}
+
+// VarSpec::storage (e3sm -c/-z): chunk shapes and deflate as given, values
+// read back through the backend and through the serial API.
+TEST(Netcdf4Backend, StorageHintsAreHonoured) {
+    const std::string path = output_dir() + "/storage_netcdf4.nc";
+    Case c = make_case(path);
+    auto& vars = c.spec.vars;
+    vars[c.spec.find_var("T")].storage = {{1, 4}, 6};
+    vars[c.spec.find_var("area")].storage = {{4}, 2};
+    vars[c.spec.find_var("PS")].storage = {{}, 1};  // record variable: one record per chunk
+    vars[c.spec.find_var("gid")].storage = {{6}, 0};  // chunked, not compressed
+    auto w = iok::make_backend("netcdf4", config());
+    write_case(*w, c);
+    expect_file_contents(c, path);
+    auto r = iok::make_backend("netcdf4", config());
+    EXPECT_EQ(read_mismatches(*r, c), 0u);
+
+    int nc = -1;
+    ASSERT_EQ(nc_open(path.c_str(), NC_NOWRITE, &nc), NC_NOERR);
+    auto layout = [&](const char* name, std::vector<size_t> want_chunk, int want_level) {
+        int id = -1, storage = -1, shuffle = -1, deflate = -1, level = -1;
+        ASSERT_EQ(nc_inq_varid(nc, name, &id), NC_NOERR);
+        std::vector<size_t> chunk(want_chunk.size() + 1, 0);
+        ASSERT_EQ(nc_inq_var_chunking(nc, id, &storage, chunk.data()), NC_NOERR);
+        chunk.resize(want_chunk.size());
+        if (want_chunk.empty()) {
+            EXPECT_EQ(storage, NC_CONTIGUOUS) << name;
+        } else {
+            EXPECT_EQ(storage, NC_CHUNKED) << name;
+            EXPECT_EQ(chunk, want_chunk) << name;
+        }
+        ASSERT_EQ(nc_inq_var_deflate(nc, id, &shuffle, &deflate, &level), NC_NOERR);
+        EXPECT_EQ(shuffle, 0) << name;
+        EXPECT_EQ(deflate ? level : 0, want_level) << name;
+    };
+    layout("T", {1, 1, 4}, 6);
+    layout("area", {4}, 2);
+    layout("PS", {1, kCol}, 1);
+    layout("gid", {6}, 0);
+    layout("mask", {}, 0);  // no hint: contiguous, as before
+    nc_close(nc);
+}
+
+TEST(Netcdf4Backend, BadStorageHintsAreRefused) {
+    struct Bad {
+        const char* var;
+        iok::StorageHint hint;
+        const char* says;
+    };
+    for (const Bad& b : std::vector<Bad>{{"T", {{4}, 0}, "1 lengths for 2 fixed dimensions"},
+                                         {"area", {{0}, 0}, "chunk length 0"},
+                                         {"area", {{kCol + 1}, 0}, "is not in 1..12"},
+                                         {"area", {{}, 6}, "needs a chunk shape"},
+                                         {"PS", {{}, 10}, "deflate level 10"}}) {
+        const std::string path = output_dir() + "/bad_storage_netcdf4.nc";
+        Case c = make_case(path);
+        c.spec.vars[c.spec.find_var(b.var)].storage = b.hint;
+        auto w = iok::make_backend("netcdf4", config());
+        try {
+            auto f = w->create(path, c.spec, MPI_COMM_WORLD);
+            f->define(c.spec);
+            FAIL() << b.var << ": bad storage hint accepted (" << b.says << ")";
+        } catch (const iok::Error& e) {
+            const std::string m = e.what();
+            EXPECT_NE(m.find(b.says), std::string::npos) << m;
+            EXPECT_NE(m.find(std::string("variable '") + b.var + "'"), std::string::npos) << m;
+            EXPECT_FALSE(e.hint().empty());
+        }
+    }
+}
+
 }  // namespace
 #endif

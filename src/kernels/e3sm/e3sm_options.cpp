@@ -53,11 +53,11 @@ void Options::add_to(CLI::App& app) {
         ->capture_default_str();
     app.add_option("-c,--chunk-size", chunk_bytes,
                    "chunked variables: chunk size in bytes (E3SM-IO's rule: dimensions taken whole from the "
-                   "fastest while the chunk is under SIZE; one record per chunk); 0 = no chunking. HDF5 only")
+                   "fastest while the chunk is under SIZE; one record per chunk); 0 = no chunking. HDF5 and NetCDF-4 only")
         ->capture_default_str();
     app.add_option("-z,--filter", filter,
                    "compress the chunked variables (record variables always are): deflate or zlib (zlib level 6, "
-                   "as E3SM-IO). HDF5 only")
+                   "as E3SM-IO). HDF5 and NetCDF-4 only")
         ->default_str("none");
     app.add_option("--ranks", ranks, "ranks the dry run imagines (0: the number of MPI processes)")
         ->capture_default_str()
