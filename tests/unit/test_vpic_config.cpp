@@ -162,10 +162,13 @@ TEST(VpicConfig, H5benchOlderKeysAndOperations) {
     EXPECT_THROW(c.validate_write(), iok::Error);  // that is bdcats
     EXPECT_NO_THROW(c.validate_read());
     c.set("IO_OPERATION", "OVERWRITE");
-    EXPECT_THROW(c.validate_write(), iok::Error);  // no backend opens for update
-    EXPECT_THROW(c.validate_read(), iok::Error);
+    EXPECT_NO_THROW(c.validate_write());  // the file is opened for update
+    EXPECT_THROW(c.validate_read(), iok::Error);  // that is vpic
     c.set("IO_OPERATION", "APPEND");
-    EXPECT_THROW(c.validate_write(), iok::Error);
+    EXPECT_THROW(c.validate_write(), iok::Error);  // appends along the unlimited dimension only
+    c.set("UNLIMITED", "YES");
+    EXPECT_NO_THROW(c.validate_write());
+    c.set("UNLIMITED", "NO");
     EXPECT_THROW(c.set("IO_OPERATION", "DELETE"), iok::Error);
     c.set("IO_OPERATION", "WRITE");
     c.set("UNLIMITED", "YES");
