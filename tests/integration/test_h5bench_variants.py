@@ -20,7 +20,7 @@ import subprocess
 import pytest
 
 from conftest import BUILD_DIR, registered_backends, tool
-from suite_cli import cli
+from suite_cli import cli, run_suite_doc
 
 RANKS = 4
 pytestmark = pytest.mark.skipif("hdf5" not in registered_backends(), reason="hdf5 backend not built")
@@ -41,23 +41,6 @@ BASE = dict(MEM_PATTERN="CONTIG", FILE_PATTERN="CONTIG", TIMESTEPS=3, DELAYED_CL
             NUM_DIMS=1, DIM_1=256, DIM_2=1, DIM_3=1, MODE="SYNC", CSV_FILE="output.csv")
 
 
-def run_suite(tmp_path, doc, expect_ok=True):
-    """Runs the configuration; returns (process, [(index entry, result doc)])."""
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    path = tmp_path / "h5b.json"
-    path.write_text(json.dumps(doc))
-    res = tmp_path / "res"
-    p = cli("run", path, "--results", res, cwd=tmp_path)
-    if expect_ok:
-        assert p.returncode == 0, p.stdout + p.stderr
-    index = json.loads((res / "index.json").read_text())
-    runs = []
-    for r in index["runs"]:
-        f = res / f"{r['id']}.json"
-        runs.append((r, json.loads(f.read_text()) if f.is_file() else None))
-    return p, runs, res
-
-
 def h5dump(path, *extra):
     p = subprocess.run(["h5dump", "-H", "-p", *extra, str(path)], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
@@ -73,7 +56,7 @@ def test_write_unlimited_extends_the_time_step_dimension(tmp_path):
     cfg = {**BASE, "COMPRESS": "YES", "CHUNK_DIM_1": 64}
     cfg.pop("MODE")
     doc = h5bench_doc(entry("write-unlimited", **cfg), entry("read", READ_OPTION="FULL", **BASE))
-    p, runs, res = run_suite(tmp_path, doc)
+    p, runs, res = run_suite_doc(tmp_path, doc)
     (w, wdoc), (r, rdoc) = runs
     head = h5dump(tmp_path / "storage" / "test.h5")
     assert "Timestep_" not in head  # no groups: one dataset per field
@@ -90,7 +73,7 @@ def test_write_unlimited_extends_the_time_step_dimension(tmp_path):
 
 def test_write_unlimited_file_read_without_its_layout_is_refused(tmp_path):
     doc = h5bench_doc(entry("write-unlimited", **BASE))
-    run_suite(tmp_path, doc)
+    run_suite_doc(tmp_path, doc)
     cfg = tmp_path / "read.cfg"
     cfg.write_text("TIMESTEPS=3\nDIM_1=256\nCOLLECTIVE_DATA=YES\n")
     p = subprocess.run(["mpiexec", "--oversubscribe", "-n", str(RANKS), str(BUILD_DIR / "src" / "iokernels"),
@@ -102,7 +85,7 @@ def test_write_unlimited_file_read_without_its_layout_is_refused(tmp_path):
 @pytest.mark.parametrize("benchmark", ["write_normal_dist", "write_var_normal_dist"])
 def test_normal_distribution_of_particle_counts(tmp_path, benchmark):
     cfg = {**BASE, "DIM_1": 4096, "STDEV_DIM_1": 512}
-    p, runs, res = run_suite(tmp_path, h5bench_doc(entry(benchmark, **cfg)))
+    p, runs, res = run_suite_doc(tmp_path, h5bench_doc(entry(benchmark, **cfg)))
     (w, wdoc), = runs
     head = h5dump(tmp_path / "storage" / "test.h5")
     lengths = {int(n) for n in re.findall(r"DATASPACE  SIMPLE \{ \( (\d+) \)", head)}
@@ -134,7 +117,7 @@ def test_older_keys_and_defaults_of_missing_keys(tmp_path):
         entry("write", file="two.h5", **two_d),
         entry("read", file="two.h5", READ_OPTION="PRL", BLOCK_SIZE=1, BLOCK_SIZE_2=1, BLOCK_SIZE_3=1,
               STRIDE_SIZE_3=2, **two_d))
-    p, runs, res = run_suite(tmp_path, doc)
+    p, runs, res = run_suite_doc(tmp_path, doc)
     assert [r["status"] for r, _ in runs] == ["ok"] * 5
     head = h5dump(tmp_path / "storage" / "test.h5")
     assert head.count("DATASPACE  SIMPLE { ( 256 ) / ( 256 ) }") == 24  # 4 x DIM_1, not NUM_PARTICLES
@@ -146,19 +129,19 @@ def test_older_keys_and_defaults_of_missing_keys(tmp_path):
 
 def test_async_mode_runs_synchronously_with_a_note(tmp_path):
     doc = h5bench_doc(entry("write", **{**BASE, "MODE": "ASYNC"}), entry("read", **{**BASE, "MODE": "ASYNC"}))
-    p, runs, res = run_suite(tmp_path, doc)
+    p, runs, res = run_suite_doc(tmp_path, doc)
     assert p.stderr.count("asks for MODE=ASYNC; it runs synchronously") == 2, p.stderr
     assert [r["status"] for r, _ in runs] == ["ok", "ok"]
     index = json.loads((res / "index.json").read_text())
     assert "runs synchronously" in index["description"]
     # ... and without the note, MODE=SYNC is silent
-    p, _, _ = run_suite(tmp_path / "sync", h5bench_doc(entry("write", **BASE)))
+    p, _, _ = run_suite_doc(tmp_path / "sync", h5bench_doc(entry("write", **BASE)))
     assert "MODE=" not in p.stderr
 
 
 def test_csv_file_has_h5bench_metric_names(tmp_path):
     doc = h5bench_doc(entry("write", **BASE), entry("read", **BASE))
-    p, runs, res = run_suite(tmp_path, doc)
+    p, runs, res = run_suite_doc(tmp_path, doc)
     for (r, rdoc), op in zip(runs, ("write", "read")):
         path = res / "out" / r["id"] / "output.csv"
         assert path.read_text().splitlines()[0] == "metric, value, unit"
@@ -183,7 +166,7 @@ def test_e3sm_entry_runs_the_e3sm_kernel(tmp_path):
                    timeout=120)
     doc = h5bench_doc({"benchmark": "e3sm", "file": "out.h5",
                        "configuration": {"k": "", "r": "2", "map": "../maps/g.h5"}}, ranks=2)
-    p, runs, res = run_suite(tmp_path, doc)
+    p, runs, res = run_suite_doc(tmp_path, doc)
     (r, rdoc), = runs
     assert r["status"] == "ok"
     cmd = rdoc["suite_run"]["command"]

@@ -15,6 +15,7 @@
 #include "backends/backend.hpp"
 #include "backends/io_stack.hpp"
 #include "backends/strategy.hpp"
+#include "fixed_and_record_spec.hpp"
 #include "scratch_dir.hpp"
 
 namespace {
@@ -26,22 +27,7 @@ using iok::Selection;
 constexpr std::uint64_t kN = 16;
 constexpr int kRecords = 2;
 
-FileSpec two_variables(const std::string& path) {
-    FileSpec f;
-    f.path = path;
-    f.label = "open_files";
-    f.dims = {{"time", 0, true}, {"n", kN, false}};
-    iok::VarSpec fixed;
-    fixed.name = "a";
-    fixed.type = DType::Double;
-    fixed.dims = {1};
-    iok::VarSpec rec;
-    rec.name = "r";
-    rec.type = DType::Int;
-    rec.dims = {0, 1};
-    f.vars = {fixed, rec};
-    return f;
-}
+FileSpec two_variables(const std::string& path) { return iok_test::fixed_and_record_spec(path, "open_files", kN); }
 
 // The value of element i of variable v (record rec) in file `which`.
 double value(int which, int v, int rec, std::uint64_t i) { return 1000.0 * which + 100.0 * v + 10.0 * rec + i; }

@@ -17,6 +17,7 @@
 #include "backends/io_stack.hpp"
 #include "backends/strategy.hpp"
 #include "core/error.hpp"
+#include "fixed_and_record_spec.hpp"
 #include "scratch_dir.hpp"
 
 namespace {
@@ -29,20 +30,7 @@ using iok::Selection;
 constexpr std::uint64_t kN = 12;
 
 FileSpec spec_of(const std::string& path, std::uint64_t n = kN) {
-    FileSpec f;
-    f.path = path;
-    f.label = "update";
-    f.dims = {{"time", 0, true}, {"n", n, false}};
-    iok::VarSpec fixed;
-    fixed.name = "a";
-    fixed.type = DType::Double;
-    fixed.dims = {1};
-    iok::VarSpec rec;
-    rec.name = "r";
-    rec.type = DType::Int;
-    rec.dims = {0, 1};
-    f.vars = {fixed, rec};
-    return f;
+    return iok_test::fixed_and_record_spec(path, "update", n);
 }
 
 // Generation g of variable `a`, and of record `rec` of `r`: every generation differs everywhere.
