@@ -14,7 +14,7 @@ set -euo pipefail
 SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="${IOK_FUZZ_BUILD_DIR:-$SRC/build-fuzz}"
 RUNS="${1:-1000000}"; shift || true
-ALL=(cdf_classic pio_dat cdl gcrm_inputs h5bench_config blob_index log_index)
+ALL=(cdf_classic pio_dat cdl gcrm_inputs h5bench_config blob_index log_index capture_trace decomp_map)
 HARNESSES=("${@:-${ALL[@]}}")
 [[ $# -gt 0 ]] || HARNESSES=("${ALL[@]}")
 
@@ -24,7 +24,7 @@ cmake --build "$OUT" -j "$(nproc)" >/dev/null
 
 # Seeds: one valid input or more per harness.
 SEEDS="$OUT/seeds"
-rm -rf "$SEEDS"; mkdir -p "$SEEDS"/{cdf_classic,pio_dat,cdl,gcrm_inputs,h5bench_config,blob_index,log_index}
+rm -rf "$SEEDS"; mkdir -p "$SEEDS"/{cdf_classic,pio_dat,cdl,gcrm_inputs,h5bench_config,blob_index,log_index,capture_trace,decomp_map}
 PYTHONPATH="$SRC/tests/integration" python3 - "$SEEDS" <<'PY'
 import json, struct, sys
 from pathlib import Path
@@ -56,6 +56,14 @@ if [[ -x "$SRC/build/src/iokernels" && -x "$SRC/build/src/e3sm_mapgen" ]]; then
     mpiexec --oversubscribe -n 2 "$SRC/build/src/iokernels" e3sm -x log -k -q -o "$t/log" "$t/g.nc" >/dev/null 2>&1 || true
     find "$t/blob" -name '*.json' -exec cp {} "$SEEDS/blob_index/" \; 2>/dev/null || true
     find "$t/log" -name '*.idx' -exec cp {} "$SEEDS/log_index/" \; 2>/dev/null || true
+    # maps in every single-file container E3SM-IO reads
+    for fmt in cdf1 cdf5 hdf5 netcdf4 bp; do
+        "$SRC/build/src/e3sm_mapgen" --case I --nlat 6 --nlon 8 --nprocs 2 --format "$fmt" -o "$SEEDS/decomp_map/i.$fmt" >/dev/null 2>&1 || true
+    done
+    # a real capture trace: the same run under the capture library
+    cap="$SRC/build/src/capture/libiok_capture.so"
+    [[ -f "$cap" ]] && mpiexec --oversubscribe -n 2 -x LD_PRELOAD="$cap" -x IOK_CAPTURE_TRACE="$SEEDS/capture_trace/e3sm.json" \
+        "$SRC/build/src/iokernels" e3sm -a mpiio -q -o "$t/cap" "$t/g.nc" >/dev/null 2>&1 || true
 fi
 
 printf '%-16s %12s %8s %10s\n' harness executions crashes seconds
