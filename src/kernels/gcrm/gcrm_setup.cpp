@@ -73,8 +73,13 @@ void configure_stack(Driver& d, const Inputs& in) {
                             !d.options().independent;
     d.set_collective(collective);
     d.default_param("pnetcdf.api", nonblocking ? "varn" : "blocking");
-    // GCRM-IO's create mode: CDF-2 unless its size check passes 2 GiB
-    d.default_param("pnetcdf.format", gcrm_io_file_format(in.desc, in.grid));
+    // GCRM-IO's create mode: CDF-2 unless its size check passes 2 GiB.  Only
+    // for the files GCRM-IO writes (canonical, or rearranged into canonical):
+    // blob and log subfiles have a layout of their own, with 64-bit index
+    // variables that need CDF-5.
+    const std::string& x = d.options().strategy;
+    if (x == "canonical" || x == "rearrange")
+        d.default_param("pnetcdf.format", gcrm_io_file_format(in.desc, in.grid));
     d.default_hint("nc_header_align_size", in.grid.level < 8 ? "2048" : "1048576");
     d.default_hint("nc_var_align_size", "1");
     d.default_hint("romio_cb_write", "enable");
