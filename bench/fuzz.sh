@@ -71,7 +71,8 @@ for h in "${HARNESSES[@]}"; do
     work="$OUT/work/$h"; rm -rf "$work"; mkdir -p "$work/corpus"
     cp -r "$SEEDS/$h/." "$work/corpus/"
     t0=$(date +%s)
-    ( cd "$work" && "$OUT/fuzz_$h" -runs="$RUNS" -max_len=4096 -timeout=10 -rss_limit_mb=4096 \
+    maxlen=4096; [[ "$h" == decomp_map ]] && maxlen=65536  # HDF5/NetCDF-4/BP maps are larger
+    ( cd "$work" && "$OUT/fuzz_$h" -runs="$RUNS" -max_len="$maxlen" -timeout=10 -rss_limit_mb=4096 \
           -print_final_stats=1 corpus > log.txt 2>&1 ) || true
     execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$work/log.txt" | grep -o '[0-9]*$' || echo "?")
     crashes=$(find "$work" -maxdepth 1 \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)

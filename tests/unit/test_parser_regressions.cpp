@@ -13,6 +13,7 @@
 #include "backends/strategy_blob_layout.hpp"
 #include "backends/strategy_log_layout.hpp"
 #include "formats/cdf_classic.hpp"
+#include "kernels/replay/trace.hpp"
 #include "kernels/vpic/vpic_config.hpp"
 #include "scratch_dir.hpp"
 
@@ -161,6 +162,24 @@ TEST(ParserRegressions, BlobSubfileDescriptionEmpty) {
         } catch (const iok::Error& e) {
             EXPECT_NE(std::string(e.what()).find("damaged"), std::string::npos) << e.what();
             EXPECT_NE(e.hint().find("-x blob"), std::string::npos) << e.hint();
+        }
+    }
+}
+
+TEST(ParserRegressions, CaptureTraceValuesJsonCannotHold) {
+    // fuzz_capture_trace, finding 1: a number beyond any double (4.3E4624 in
+    // a real trace) made the JSON library throw out_of_range, and a string
+    // where an optional field wants another type throws type_error: both
+    // escaped as internal errors.
+    for (const std::string text :
+         {R"({"format":"iokernels-trace","version":1,"nranks":2,"ranks":[],"x":4.3E4624})",
+          R"({"format":"iokernels-trace","version":1,"nranks":1,"program":5,"ranks":[]})"}) {
+        try {
+            iok::replay::parse_trace(text, "t.json");
+            FAIL() << "accepted: " << text;
+        } catch (const iok::Error& e) {
+            EXPECT_NE(std::string(e.what()).find("trace t.json is damaged"), std::string::npos) << e.what();
+            EXPECT_NE(e.hint().find("libiok_capture.so"), std::string::npos) << e.hint();
         }
     }
 }

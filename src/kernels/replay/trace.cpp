@@ -41,7 +41,9 @@ struct Reader {
 
 }  // namespace
 
-Trace parse_trace(const std::string& text, const std::string& source) {
+namespace {
+
+Trace parse_trace_document(const std::string& text, const std::string& source) {
     Reader r{source};
     json doc;
     try {
@@ -156,6 +158,19 @@ Trace parse_trace(const std::string& text, const std::string& source) {
     for (const auto& [time, idx] : first_open) ordered.push_back(std::move(t.files[idx]));
     t.files = std::move(ordered);
     return t;
+}
+
+}  // namespace
+
+Trace parse_trace(const std::string& text, const std::string& source) {
+    try {
+        return parse_trace_document(text, source);
+    } catch (const json::exception& e) {
+        // what the checks above do not name: a number JSON cannot hold
+        // (1e5000), a string where a number belongs in an optional field
+        throw Error("trace " + source + " is damaged: " + e.what(),
+                    "give a trace written by libiok_capture.so (docs/capture_trace.md)");
+    }
 }
 
 void map_view_bytes(const TraceShape& s, std::int64_t disp, std::int64_t voff, std::int64_t bytes,
