@@ -56,8 +56,11 @@ if [[ -x "$SRC/build/src/iokernels" && -x "$SRC/build/src/e3sm_mapgen" ]]; then
     mpiexec --oversubscribe -n 2 "$SRC/build/src/iokernels" e3sm -x log -k -q -o "$t/log" "$t/g.nc" >/dev/null 2>&1 || true
     find "$t/blob" -name '*.json' -exec cp {} "$SEEDS/blob_index/" \; 2>/dev/null || true
     find "$t/log" -name '*.idx' -exec cp {} "$SEEDS/log_index/" \; 2>/dev/null || true
-    # maps in every single-file container E3SM-IO reads
-    for fmt in cdf1 cdf5 hdf5 netcdf4 bp; do
+    # maps in the single-file containers E3SM-IO reads.  Not BP3: ADIOS2
+    # 2.10.2's BP3 reader itself reads out of bounds on a shuffled BP3 map
+    # within a few executions (heap-buffer-overflow in libadios2_mpi_core),
+    # which would stop every run there; a library finding, not ours.
+    for fmt in cdf1 cdf5 hdf5 netcdf4; do
         "$SRC/build/src/e3sm_mapgen" --case I --nlat 6 --nlon 8 --nprocs 2 --format "$fmt" -o "$SEEDS/decomp_map/i.$fmt" >/dev/null 2>&1 || true
     done
     # a real capture trace: the same run under the capture library
