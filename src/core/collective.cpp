@@ -32,23 +32,6 @@ int g_files_open = 0;
 std::string g_kernel = "iokernels";  // "iokernels <kernel>", set by run_kernel_main
 std::string g_job_token;             // the same on every rank of one run (run_kernel_main)
 
-// Whether this rank is the one of its node to speak for a failure the ranks
-// could not agree on.  The first rank to bind an abstract-namespace socket
-// named after the run wins; the name disappears with the process, so nothing
-// is left behind.  With the 0.25 s stagger below this makes "one message" hold
-// on a node however loaded it is (the stagger alone did not, under load).
-bool first_to_speak_on_this_node() {
-    if (g_job_token.empty()) return true;
-    const int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
-    if (fd < 0) return true;
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    const std::string name = "iokernels-failure-" + g_job_token;
-    const std::size_t n = std::min(name.size(), sizeof(addr.sun_path) - 2);
-    std::memcpy(addr.sun_path + 1, name.data(), n);  // sun_path[0] = 0: abstract namespace
-    const socklen_t len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + n);
-    return bind(fd, reinterpret_cast<sockaddr*>(&addr), len) == 0;  // fd stays open until MPI_Abort
-}
 std::map<int, std::function<void()>> g_cleanups;
 int g_next_cleanup = 0;
 
@@ -90,6 +73,23 @@ bool agreed_in_time(MPI_Request& req, int rank) {
 
 }  // namespace
 
+// Whether this rank is the one of its node to speak for a failure the ranks
+// could not agree on.  The first rank to bind an abstract-namespace socket
+// named after the run wins; the name disappears with the process, so nothing
+// is left behind.  With the 0.25 s stagger below this makes "one message" hold
+// on a node however loaded it is (the stagger alone did not, under load).
+bool first_to_speak_on_this_node() {
+    if (g_job_token.empty()) return true;
+    const int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+    if (fd < 0) return true;
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    const std::string name = "iokernels-failure-" + g_job_token;
+    const std::size_t n = std::min(name.size(), sizeof(addr.sun_path) - 2);
+    std::memcpy(addr.sun_path + 1, name.data(), n);  // sun_path[0] = 0: abstract namespace
+    const socklen_t len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + n);
+    return bind(fd, reinterpret_cast<sockaddr*>(&addr), len) == 0;  // fd stays open until MPI_Abort
+}
 void note_files_open(int delta) { g_files_open += delta; }
 
 int at_abandon(std::function<void()> cleanup) {

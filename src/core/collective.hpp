@@ -41,6 +41,12 @@ void collective_step(MPI_Comm comm, const std::function<void()>& fn);
 // while any file is open ends the job there: rank 0 prints the message, the
 // at_abandon() cleanups run (rank 0 removes the run's own outputs), and every
 // rank exits with status 1 without closing the files.
+// Whether this process is the first of this run on its node to report a
+// failure the ranks could not agree on (a rank giving up on a collective
+// call, the full-disk watchdog): the one that prints it, so that a node says
+// it once.  The first caller wins; the claim lasts until the process exits.
+bool first_to_speak_on_this_node();
+
 void note_files_open(int delta);  // +1 once a file is created/opened, -1 once closed
 int at_abandon(std::function<void()> cleanup);  // returns an id for cancel_abandon
 void cancel_abandon(int id);

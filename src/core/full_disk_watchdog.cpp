@@ -29,8 +29,11 @@ double wait_limit() {
 
 [[noreturn]] void give_up(const std::string& full) {
     if (g_rank == 0) {
-        print_error(full + "; the I/O library did not report it on every rank, so the job stops here",
-                    "free space there, or write elsewhere (-o)");
+        // a rank that gave up on its library call at the same time may have
+        // said it already (collective.cpp): one message
+        if (first_to_speak_on_this_node())
+            print_error(full + "; the I/O library did not report it on every rank, so the job stops here",
+                        "free space there, or write elsewhere (-o)");
         run_abandon_cleanups();
     } else {
         std::this_thread::sleep_for(std::chrono::seconds(2));  // let rank 0 speak first
