@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <vector>
 
 #include "core/pattern.hpp"
@@ -76,4 +77,35 @@ TEST(Pattern, ConstantCheck) {
     auto m = constant_check(DType::Double, buf.data(), s, static_cast<double>(1e20f));
     ASSERT_TRUE(m.found);
     EXPECT_EQ(m.element, 5u);
+}
+
+// Short runs take an inline path, long ones the vectorised one: the values
+// must not depend on which (every type, runs of 1..20 elements), and a
+// flipped element of a short run must be found where it is.
+TEST(Pattern, ShortAndLongRunsHoldTheSameValues) {
+    std::vector<iok::Run> runs;
+    std::int64_t off = 3;
+    for (std::int64_t len = 1; len <= 20; ++len) {
+        runs.push_back({off, len});
+        off += len + 5;
+    }
+    auto pieces = Selection::from_runs({static_cast<std::uint64_t>(off)}, runs);
+    auto whole = Selection::whole({static_cast<std::uint64_t>(off)});
+    for (DType t : {DType::Char, DType::Byte, DType::Short, DType::Int, DType::Int64, DType::Float, DType::Double}) {
+        const std::size_t w = dtype_size(t);
+        std::vector<unsigned char> a(pieces.elements() * w), b(static_cast<std::size_t>(off) * w);
+        pattern_fill(t, a.data(), pieces, 9, 4);
+        pattern_fill(t, b.data(), whole, 9, 4);
+        std::size_t pos = 0;
+        for (const iok::Run& r : runs)
+            for (std::int64_t i = 0; i < r.length; ++i, ++pos)
+                ASSERT_EQ(0, std::memcmp(&a[pos * w], &b[static_cast<std::size_t>(r.offset + i) * w], w))
+                    << dtype_name(t) << " element " << r.offset + i;
+        EXPECT_FALSE(pattern_check(t, a.data(), pieces, 9, 4).found) << dtype_name(t);
+        a[2 * w] ^= 1;  // 2nd run (length 2), its 2nd element: global element 3 + 1 + 5 + 1
+        auto m = pattern_check(t, a.data(), pieces, 9, 4);
+        ASSERT_TRUE(m.found) << dtype_name(t);
+        EXPECT_EQ(m.position, 2u);
+        EXPECT_EQ(m.element, 10u);
+    }
 }

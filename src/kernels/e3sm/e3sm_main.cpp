@@ -104,6 +104,13 @@ void run(int argc, char** argv, MPI_Comm world) {
     // 1.13) none after the header either: its files' offsets and sizes.
     // Other MPI-IO layers ignore the key; --hint overrides it.
     d.default_hint("nc_var_align_size", "1");
+    // E3SM-IO's other hints (e3sm_io.c), so both run the same MPI-IO: always
+    // collective buffering (ROMIO's "automatic" turns a rank's
+    // non-interleaved requests into independent data-sieving writes,
+    // read-modify-write of 512 KiB blocks: +20% CPU on the F case), and
+    // PnetCDF's byte swap in place (no second buffer).
+    d.default_hint("romio_cb_write", "enable");
+    d.default_hint("nc_in_place_swap", "enable");
     if (o.vard) d.default_param("pnetcdf.api", "vard");
     if (o.blocking) d.default_param("pnetcdf.api", "blocking");
     std::unique_ptr<Backend> backend = d.make_stack();
