@@ -2,7 +2,8 @@
 // The deterministic data pattern: every element's value is a function of the
 // variable (by name), its global element index and the record, so a value
 // that lands in the wrong place, record or variable is detectable, and files
-// written with any rank count or library hold identical data.
+// written with any rank count or library hold identical data.  (A hash per
+// 512-element block mixed with the position in the block: pattern.cpp.)
 //
 // Values are chosen to be exact in every type they are stored as: floats and
 // doubles hold a 24-bit integer divided by 256 (exact in float), ints a 31-bit

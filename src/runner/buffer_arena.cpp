@@ -26,8 +26,8 @@ std::size_t BufferArena::reserve(std::size_t bytes) {
     return offsets_.size() - 1;
 }
 
-void BufferArena::allocate() {
-    if (base_ && total_ <= capacity_) return;
+bool BufferArena::allocate() {
+    if (base_ && total_ <= capacity_) return false;
     base_.reset();  // the old one first: never both at once
     const bool huge = total_ >= kHuge;
     const std::size_t align = huge ? kHuge : 64;
@@ -36,6 +36,7 @@ void BufferArena::allocate() {
     if (!p) throw std::bad_alloc();
     if (huge) madvise(p, capacity_, MADV_HUGEPAGE);  // advice only: no huge pages is no error
     base_.reset(static_cast<unsigned char*>(p));
+    return true;
 }
 
 }  // namespace iok

@@ -15,7 +15,11 @@ public:
     BufferArena(std::size_t gap_bytes) : gap_(gap_bytes) {}
     // Reserve a slice; returns its index.  Call finalize() before data().
     std::size_t reserve(std::size_t bytes);
-    void allocate();  // one allocation for all reserved slices (re-used when it is large enough)
+    // One allocation for all reserved slices (re-used when it is large
+    // enough).  True when it is new: its contents are then unknown (a freed
+    // buffer of the same file's write may hold exactly the values a read
+    // expects), so a read must poison it before the library fills it.
+    bool allocate();
     // Forget the slices, keep the allocation: the next flush of the same file
     // re-uses memory whose pages are already mapped (a fresh allocation per
     // flush paid page faults and kernel zeroing for every byte, every time:

@@ -192,15 +192,23 @@ bool FileRun::in_struct(int v) const {
 }
 
 void FileRun::prepare(std::vector<Request>& reqs, BufferArena& arena) {
-    arena.allocate();
+    const bool fresh = arena.allocate();
     for (const Request& q : reqs) {
         const VarSpec& var = plan_.spec.vars[static_cast<std::size_t>(q.var)];
         void* buf = arena.data(q.slice);
+        // A read buffer is poisoned so that an element the library fails to
+        // read cannot pass as correct.  A re-used one holds the previous
+        // record's values, which cannot pass for this record's pattern: only
+        // values that do not depend on the record (fill, constant data,
+        // fixed-size variables) need it again.  (Poisoning every step was
+        // a memset of every byte read: issue 19, "no zero-filling of
+        // buffers that are about to be filled".)
+        const bool poison = fresh || q.fill || plan_.constant_data || !var.is_record(plan_.spec);
         if (q.structs) {
             const std::uint64_t n = q.sel->elements();
             const std::size_t stride = plan_.struct_size();
             if (!writing_) {
-                std::memset(buf, 0xA5, n * stride);
+                if (poison) std::memset(buf, 0xA5, n * stride);
                 continue;
             }
             // Each field generated packed, then spread into the structs.
@@ -216,8 +224,7 @@ void FileRun::prepare(std::vector<Request>& reqs, BufferArena& arena) {
             continue;
         }
         if (!writing_) {
-            // poison: an element the library fails to read cannot pass as correct
-            std::memset(buf, 0xA5, q.sel->elements() * dtype_size(var.type));
+            if (poison) std::memset(buf, 0xA5, q.sel->elements() * dtype_size(var.type));
         } else if (q.fill) {
             fill_constant(var.type, buf, q.sel->elements(), var.fill_value.value_or(0.0));
         } else if (plan_.constant_data) {

@@ -179,7 +179,10 @@ def pattern_value(name, element, record, seed=0):
     for c in name.encode():
         key = ((key ^ c) * 1099511628211) & m
     key ^= seed
-    return (mix(key ^ mix((element * 0x100000001B3 + record * 0x9E3779B97F4A7C15) & m)) & 0xFFFFFF) / 256.0
+    block, pos = element >> 9, element & 511  # hashed per 512-element block
+    h = mix(key ^ mix((block * 0x100000001B3 + record * 0x9E3779B97F4A7C15) & m))
+    x = (pos * 0xD6E8FEB86659FD93) & m  # a Weyl sequence within the block, folded
+    return ((h ^ x ^ (x >> 32)) & 0xFFFFFF) / 256.0
 
 
 @pytest.fixture(scope="session")
