@@ -21,6 +21,7 @@
 #include "kernels/s3d/s3d_report.hpp"
 #include "kernels/s3d/s3d_summary.hpp"
 #include "model/plan_size.hpp"
+#include "model/readback_plan.hpp"
 
 namespace iok::s3d {
 namespace {
@@ -126,9 +127,17 @@ void run(int argc, char** argv, MPI_Comm comm) {
     }
 
     // Read-back of every checkpoint: not part of the reference's figures.
+    // Each rank reads a contiguous 1/P of every variable (the blocks cover
+    // the arrays) rather than its own 3-D block: a collective read of the
+    // blocks moved every byte through one aggregator and cost as much as
+    // the write (issue 19).  Strategies that read back only with the
+    // writers' selections keep them.
+    const bool by_file = !d.strategy().read_needs_same_ranks;
     if (c.verify)
         for (int k = 0; k < opt.checkpoints; ++k) {
-            FileOutcome r = runner.read(checkpoint_plan(grid, rank, k), paths[static_cast<std::size_t>(k)]);
+            const FilePlan written = checkpoint_plan(grid, rank, k);
+            FileOutcome r = runner.read(by_file ? contiguous_readback_plan(written, rank, d.size()) : written,
+                                        paths[static_cast<std::size_t>(k)]);
             if (rank == 0 && c.verbose) file_reports.push_back(r.text);
             d.record(r, {{"role", "verify"}, {"checkpoint", k}});
         }
