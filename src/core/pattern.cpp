@@ -202,10 +202,18 @@ template <class T>
 void fill_typed(T* out, const Selection& sel, std::uint64_t key, std::uint64_t rec) {
     std::uint64_t pos = 0;
     const std::uint64_t r = rec * kRecordMul;
+    std::uint64_t cached_block = ~std::uint64_t{0}, h = 0;  // short runs often share a block
     sel.for_each_run([&](std::int64_t off, std::int64_t len) {
         if (len < kShortRun) {
             T* o = out + pos;
-            for (std::int64_t i = 0; i < len; ++i) o[i] = value_of<T>(raw(key, static_cast<std::uint64_t>(off + i), rec));
+            for (std::int64_t i = 0; i < len; ++i) {
+                const auto e = static_cast<std::uint64_t>(off + i);
+                if (e >> kBlockShift != cached_block) {
+                    cached_block = e >> kBlockShift;
+                    h = block_hash(key, cached_block, r);
+                }
+                o[i] = value_of<T>(h ^ in_block((e & kBlockMask) * kWeyl));
+            }
         } else {
             generate(out + pos, static_cast<std::uint64_t>(off), static_cast<std::uint64_t>(len), key, r);
         }
@@ -223,6 +231,7 @@ Mismatch check_typed(const T* in, const Selection& sel, std::uint64_t key, std::
     if (constant) std::fill(want, want + kBlock, static_cast<T>(*constant));
     const std::uint64_t r = rec * kRecordMul;
     std::uint64_t pos = 0;
+    std::uint64_t cached_block = ~std::uint64_t{0}, h = 0;  // short runs often share a block
     sel.for_each_run([&](std::int64_t off, std::int64_t len) {
         if (m.found) return;
         const auto first = static_cast<std::uint64_t>(off), n = static_cast<std::uint64_t>(len);
@@ -230,7 +239,12 @@ Mismatch check_typed(const T* in, const Selection& sel, std::uint64_t key, std::
             std::uint64_t i = 0;
             if (n < static_cast<std::uint64_t>(kShortRun)) {
                 for (; i < n; ++i) {
-                    const T w = value_of<T>(raw(key, first + i, rec));
+                    const std::uint64_t e = first + i;
+                    if (e >> kBlockShift != cached_block) {
+                        cached_block = e >> kBlockShift;
+                        h = block_hash(key, cached_block, r);
+                    }
+                    const T w = value_of<T>(h ^ in_block((e & kBlockMask) * kWeyl));
                     if (std::memcmp(&w, &in[pos + i], sizeof w) != 0) break;
                 }
             } else {
