@@ -30,6 +30,7 @@
 
 #include "backends/backend.hpp"
 #include "core/error.hpp"
+#include "core/library_modules.hpp"
 
 namespace iok {
 namespace {
@@ -350,3 +351,5 @@ static BackendInfo describe() {
 IOK_REGISTER_BACKEND(adios, describe)
 
 }  // namespace iok
+
+IOK_LIBRARY_MODULE(adios2, "adios2")

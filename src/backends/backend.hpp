@@ -196,7 +196,10 @@ struct BackendInfo {
     std::string passthrough_help;
 };
 void register_backend(BackendInfo info);
+// Every backend of this build, with its description (loads the library modules).
 const std::vector<BackendInfo>& registered_backends();
+// Their names only, without loading any module (for -a checks and --help).
+std::vector<std::string> backend_names();
 // Throws iok::Error naming the backends of this build when `name` is not one.
 const BackendInfo& backend_info(const std::string& name);
 std::unique_ptr<Backend> make_backend(const std::string& name, const BackendConfig& cfg);

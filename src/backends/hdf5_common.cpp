@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/error.hpp"
+#include "core/library_modules.hpp"
 
 namespace iok::h5 {
 
@@ -867,3 +868,5 @@ MPI_Info Hdf5Base::info_in_effect() {
 }
 
 }  // namespace iok::h5
+
+IOK_LIBRARY_MODULE(hdf5, "hdf5")

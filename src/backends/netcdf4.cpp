@@ -53,6 +53,7 @@
 #include "backends/backend.hpp"
 #include "backends/netcdf4_calls.hpp"
 #include "core/error.hpp"
+#include "core/library_modules.hpp"
 
 namespace iok {
 namespace {
@@ -460,3 +461,5 @@ static BackendInfo describe() {
 IOK_REGISTER_BACKEND(netcdf4, describe)
 
 }  // namespace iok
+
+IOK_LIBRARY_MODULE(netcdf4, "netcdf4")

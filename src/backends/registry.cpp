@@ -2,6 +2,7 @@
 
 #include "backends/backend.hpp"
 #include "core/error.hpp"
+#include "core/library_modules.hpp"
 #include "core/manifest.hpp"
 
 namespace iok {
@@ -25,14 +26,61 @@ void register_backend(BackendInfo info) {
               [](const BackendInfo& a, const BackendInfo& b) { return a.name < b.name; });
 }
 
-const std::vector<BackendInfo>& registered_backends() { return table(); }
+namespace {
+
+// Backends built as library modules (core/library_modules.hpp): known by
+// name before their module is loaded, so -a can be checked and listed
+// without loading HDF5, NetCDF-4 and ADIOS2 into every run.
+struct ModuleBackend {
+    const char* backend;
+    const char* module;
+};
+const ModuleBackend kModuleBackends[] = {
+#ifdef IOK_HAVE_HDF5
+    {"hdf5", "hdf5"},
+    {"hdf5_md", "hdf5"},
+#endif
+#ifdef IOK_HAVE_NETCDF4
+    {"netcdf4", "netcdf4"},
+#endif
+#ifdef IOK_HAVE_ADIOS2
+    {"adios", "adios2"},
+#endif
+    {nullptr, nullptr},
+};
+
+const BackendInfo* find(const std::string& name) {
+    for (const auto& b : table())
+        if (b.name == name) return &b;
+    return nullptr;
+}
+
+}  // namespace
+
+const std::vector<BackendInfo>& registered_backends() {
+    for (const ModuleBackend* m = kModuleBackends; m->backend; ++m) load_library_module(m->module);
+    return table();
+}
+
+std::vector<std::string> backend_names() {
+    std::vector<std::string> v;
+    for (const auto& b : table()) v.push_back(b.name);
+    for (const ModuleBackend* m = kModuleBackends; m->backend; ++m) v.push_back(m->backend);
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    return v;
+}
 
 const BackendInfo& backend_info(const std::string& name) {
+    if (const BackendInfo* b = find(name)) return *b;
+    for (const ModuleBackend* m = kModuleBackends; m->backend; ++m)
+        if (name == m->backend) {
+            load_library_module(m->module);
+            if (const BackendInfo* b = find(name)) return *b;
+            throw Error("internal: module " + std::string(m->module) + " was loaded but did not register backend " + name);
+        }
     std::string known;
-    for (const auto& b : table()) {
-        if (b.name == name) return b;
-        known += (known.empty() ? "" : ", ") + b.name;
-    }
+    for (const auto& n : backend_names()) known += (known.empty() ? "" : ", ") + n;
     throw Error("unknown or disabled backend '" + name + "'", "available in this build: " + known);
 }
 

@@ -21,12 +21,6 @@ std::string names(const std::vector<std::string>& v) {
     return s;
 }
 
-std::vector<std::string> backend_names() {
-    std::vector<std::string> v;
-    for (const auto& b : registered_backends()) v.push_back(b.name);
-    return v;
-}
-
 std::vector<std::string> strategy_names() {
     std::vector<std::string> v;
     for (const auto& s : registered_strategies()) v.push_back(s.name);

@@ -229,3 +229,5 @@ void write_adios2_arrays(const std::string& path, const ArrayFile& f, Container 
 }
 
 }  // namespace iok::formats
+
+IOK_REGISTER_CONTAINER_LIBRARY(adios2, "adios2", {iok::formats::open_adios2_arrays, iok::formats::write_adios2_arrays, nullptr})

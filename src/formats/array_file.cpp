@@ -1,11 +1,31 @@
 #include "formats/array_file.hpp"
 
+#include <map>
+
 #include "core/error.hpp"
+#include "core/library_modules.hpp"
 #include "formats/array_containers.hpp"
 
 namespace iok::formats {
 
 namespace {
+
+std::map<std::string, ContainerLibrary>& container_libraries() {
+    static std::map<std::string, ContainerLibrary> m;  // function-local: filled from static initialisers
+    return m;
+}
+
+// The module's container functions, loading the module on first use.
+const ContainerLibrary& container_library(const std::string& module) {
+    auto it = container_libraries().find(module);
+    if (it == container_libraries().end()) {
+        load_library_module(module);
+        it = container_libraries().find(module);
+        if (it == container_libraries().end())
+            throw Error("internal: module " + module + " was loaded but registered no map container functions");
+    }
+    return it->second;
+}
 
 struct FormatRow {
     FileFormat f;
@@ -113,26 +133,20 @@ std::unique_ptr<ArrayReader> open_array_file(const std::string& path) {
             throw Error(path + ": cannot open: " + p.looks_like, "check the path");
         case Container::CdfClassic:
             return open_cdf_arrays(path);
-        case Container::Hdf5:
+        case Container::Hdf5: {
             require_built(FileFormat::Hdf5, path, "is an HDF5 or NetCDF-4 file; reading it");
-#ifdef IOK_HAVE_HDF5
-            if (hdf5_is_netcdf4(path)) {
+            const ContainerLibrary& h5 = container_library("hdf5");
+            if (h5.is_netcdf4(path)) {
                 require_built(FileFormat::NetCdf4, path, "is a NetCDF-4 file; reading it");
-#ifdef IOK_HAVE_NETCDF4
-                return open_netcdf4_arrays(path);
-#endif
+                return container_library("netcdf4").open(path, p.kind);
             }
-            return open_hdf5_arrays(path);
-#endif
-            break;
+            return h5.open(path, p.kind);
+        }
         case Container::Bp3:
         case Container::Bp4:
         case Container::Bp5:
             require_built(FileFormat::Bp3, path, "is an ADIOS2 BP file; reading it");
-#ifdef IOK_HAVE_ADIOS2
-            return open_adios2_arrays(path, p.kind);
-#endif
-            break;
+            return container_library("adios2").open(path, p.kind);
         case Container::Unknown:
             break;
     }
@@ -147,20 +161,18 @@ void write_array_file(const std::string& path, const ArrayFile& f, FileFormat fm
         case FileFormat::Cdf1: return write_cdf_arrays(path, f, 1);
         case FileFormat::Cdf2: return write_cdf_arrays(path, f, 2);
         case FileFormat::Cdf5: return write_cdf_arrays(path, f, 5);
-#ifdef IOK_HAVE_HDF5
-        case FileFormat::Hdf5: return write_hdf5_arrays(path, f);
-#endif
-#ifdef IOK_HAVE_NETCDF4
-        case FileFormat::NetCdf4: return write_netcdf4_arrays(path, f);
-#endif
-#ifdef IOK_HAVE_ADIOS2
-        case FileFormat::Bp3: return write_adios2_arrays(path, f, Container::Bp3);
-        case FileFormat::Bp4: return write_adios2_arrays(path, f, Container::Bp4);
-        case FileFormat::Bp5: return write_adios2_arrays(path, f, Container::Bp5);
-#endif
+        case FileFormat::Hdf5: return container_library("hdf5").write(path, f, Container::Hdf5);
+        case FileFormat::NetCdf4: return container_library("netcdf4").write(path, f, Container::Hdf5);
+        case FileFormat::Bp3: return container_library("adios2").write(path, f, Container::Bp3);
+        case FileFormat::Bp4: return container_library("adios2").write(path, f, Container::Bp4);
+        case FileFormat::Bp5: return container_library("adios2").write(path, f, Container::Bp5);
         default: break;
     }
     throw Error(path + ": cannot write " + file_format_title(fmt) + " in this build");
+}
+
+void register_container_library(const std::string& module, ContainerLibrary lib) {
+    container_libraries()[module] = lib;
 }
 
 }  // namespace iok::formats

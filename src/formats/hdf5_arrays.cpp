@@ -167,3 +167,10 @@ void write_hdf5_arrays(const std::string& path, const ArrayFile& f) {
 }
 
 }  // namespace iok::formats
+
+IOK_REGISTER_CONTAINER_LIBRARY(hdf5, "hdf5",
+                               {[](const std::string& path, iok::formats::Container) { return iok::formats::open_hdf5_arrays(path); },
+                                [](const std::string& path, const iok::formats::ArrayFile& f, iok::formats::Container) {
+                                    iok::formats::write_hdf5_arrays(path, f);
+                                },
+                                iok::formats::hdf5_is_netcdf4})

@@ -133,3 +133,10 @@ void write_netcdf4_arrays(const std::string& path, const ArrayFile& f) {
 }
 
 }  // namespace iok::formats
+
+IOK_REGISTER_CONTAINER_LIBRARY(netcdf4, "netcdf4",
+                               {[](const std::string& path, iok::formats::Container) { return iok::formats::open_netcdf4_arrays(path); },
+                                [](const std::string& path, const iok::formats::ArrayFile& f, iok::formats::Container) {
+                                    iok::formats::write_netcdf4_arrays(path, f);
+                                },
+                                nullptr})
