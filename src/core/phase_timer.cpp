@@ -17,6 +17,12 @@ void PhaseTimer::start(const std::string& phase) {
     t0_ = MPI_Wtime();
 }
 
+void PhaseTimer::start_local(const std::string& phase) {
+    if (running_ >= 0) stop();
+    running_ = index(phase);
+    t0_ = MPI_Wtime();
+}
+
 void PhaseTimer::stop() {
     if (running_ < 0) return;
     totals_[static_cast<std::size_t>(running_)] += MPI_Wtime() - t0_;

@@ -17,6 +17,11 @@ public:
 
     // Barrier, then start timing `phase` (phases accumulate if repeated).
     void start(const std::string& phase);
+    // Start timing `phase` without a barrier: for a local phase (pattern
+    // generation, posting nonblocking requests) whose ranks need not start
+    // together.  Under oversubscription every barrier makes every rank run
+    // in turn; E3SM-IO has one per flush, the runner had three (issue 19).
+    void start_local(const std::string& phase);
     void stop();  // stop the running phase (no barrier)
     double seconds(const std::string& phase) const;
     const std::vector<std::string>& phases() const { return names_; }
