@@ -182,10 +182,10 @@ private:
 
     static std::vector<std::int64_t> seq_ints(const Seq& s) {
         std::vector<std::int64_t> v;
-        for (const Selection* x : s) {
-            auto b = blocks_to_ints(*x);
-            v.insert(v.end(), b.begin(), b.end());
-        }
+        std::size_t n = 0;
+        for (const Selection* x : s) n += x->nblocks() * 2 * static_cast<std::size_t>(x->ndims());
+        v.reserve(n);
+        for (const Selection* x : s) append_blocks_as_ints(*x, v);
         return v;
     }
 

@@ -37,14 +37,19 @@ std::int64_t blob_block_offset(const BlobSel& s, std::size_t i) {
     return at;
 }
 
-std::vector<std::int64_t> blocks_to_ints(const Selection& sel) {
+void append_blocks_as_ints(const Selection& sel, std::vector<std::int64_t>& v) {
     const std::size_t nd = static_cast<std::size_t>(sel.ndims());
-    std::vector<std::int64_t> v;
-    v.reserve(sel.nblocks() * 2 * nd);
-    for (std::size_t b = 0; b < sel.nblocks(); ++b) {
-        v.insert(v.end(), sel.start(b), sel.start(b) + nd);
-        v.insert(v.end(), sel.count(b), sel.count(b) + nd);
+    std::size_t at = v.size();
+    v.resize(at + sel.nblocks() * 2 * nd);  // one allocation: E3SM maps have ~10^5 one-element blocks
+    for (std::size_t b = 0; b < sel.nblocks(); ++b, at += 2 * nd) {
+        std::copy_n(sel.start(b), nd, v.data() + at);
+        std::copy_n(sel.count(b), nd, v.data() + at + nd);
     }
+}
+
+std::vector<std::int64_t> blocks_to_ints(const Selection& sel) {
+    std::vector<std::int64_t> v;
+    append_blocks_as_ints(sel, v);
     return v;
 }
 

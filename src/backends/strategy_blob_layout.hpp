@@ -73,6 +73,7 @@ std::int64_t blob_block_offset(const BlobSel& s, std::size_t i);
 
 // A selection's blocks as (start, count) int64 pairs, and back.
 std::vector<std::int64_t> blocks_to_ints(const Selection& sel);
+void append_blocks_as_ints(const Selection& sel, std::vector<std::int64_t>& out);  // the same, appended
 void add_blocks_from_ints(Selection& sel, const std::int64_t* ints, std::int64_t nblocks);
 
 // A FileSpec as JSON and back (dims, variables, attributes; not the path).
