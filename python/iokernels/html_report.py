@@ -212,7 +212,7 @@ def _manifest_section(docs):
                 ["host", m.get("host", "")], ["iokernels", f"{m.get('iokernels_version', '')} "
                                                            f"({m.get('git_revision', '')})"],
                 ["started", m.get("started_utc", "")], ["command", command], ["environment", env],
-                ["inputs", ", ".join(f"{i.get('role')}: {i.get('path')} ({i.get('fnv1a64')})"
+                ["inputs", ", ".join(f"{i.get('role')}: {i.get('path')} ({i.get('crc32', i.get('fnv1a64'))})"
                                      for i in m.get("inputs", []))]]
         items.append(f"<details><summary>{_e(results.run_name(d))} ({_e(d.get('kernel'))}, "
                      f"{_e(results.status_of(d))})</summary>{_table(['field', 'value'], rows)}</details>")

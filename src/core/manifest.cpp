@@ -8,6 +8,9 @@
 #include <ctime>
 #include <fstream>
 #include <map>
+#include <vector>
+
+#include <zlib.h>
 
 #include "core/build_info.hpp"
 #include "core/mpi_layer.hpp"
@@ -54,20 +57,22 @@ nlohmann::json info_to_json(MPI_Info info) {
     return j;
 }
 
-std::string file_checksum_fnv1a64(const std::string& path) {
+std::string file_checksum_crc32(const std::string& path) {
+    // zlib's CRC-32 (what `python3 -c "import zlib"` and `crc32` compute):
+    // a few GB/s.  The byte-serial FNV-1a it replaces ran at under 1 GB/s,
+    // on rank 0 while every other rank waited (8% of a 42 MB ne30 map's
+    // preparation, issue 19).
     std::ifstream in(path, std::ios::binary);
     if (!in) return "";
-    std::uint64_t h = 14695981039346656037ull;  // the FNV-1a 64 offset basis
-    char buf[1 << 16];
+    uLong crc = crc32(0L, Z_NULL, 0);
+    std::vector<char> buf(std::size_t(1) << 20);
     while (in) {
-        in.read(buf, sizeof buf);
-        for (std::streamsize i = 0; i < in.gcount(); ++i) {
-            h ^= static_cast<unsigned char>(buf[i]);
-            h *= 1099511628211ull;
-        }
+        in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+        if (in.gcount() > 0)
+            crc = crc32(crc, reinterpret_cast<const Bytef*>(buf.data()), static_cast<uInt>(in.gcount()));
     }
-    char out[17];
-    std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));
+    char out[9];
+    std::snprintf(out, sizeof out, "%08lx", static_cast<unsigned long>(crc));
     return out;
 }
 
@@ -129,7 +134,7 @@ nlohmann::json build_manifest(MPI_Comm comm, const std::vector<std::string>& arg
     m["environment"] = env;
     nlohmann::json in = nlohmann::json::array();
     for (const auto& f : inputs)
-        in.push_back({{"role", f.role}, {"path", f.path}, {"fnv1a64", file_checksum_fnv1a64(f.path)}});
+        in.push_back({{"role", f.role}, {"path", f.path}, {"crc32", file_checksum_crc32(f.path)}});
     m["inputs"] = in;
     return m;
 }
