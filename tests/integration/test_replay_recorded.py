@@ -137,7 +137,29 @@ def test_e3sm_f_case_call_by_call(tmp_path):
     assert len(outs) == 2, outs
     # PnetCDF sets a view per collective access: the series record it
     assert sum(s["set_views"] for rk in t["ranks"] for s in rk["sessions"] if s["file"] in outs) > 8
-    check_recorded(trace, outs, tmp_path, 4, "e3sm", *[a for f in outs for a in ("--file", f)])
+    sel = [a for f in outs for a in ("--file", f)]
+    check_recorded(trace, outs, tmp_path, 4, "e3sm", *sel)
+    # format 2 folds the per-level repeats of the decomposition's runs
+    groups = [sh["runs"] for rk in t["ranks"] for sh in rk["shapes"]]
+    assert any(g[i + 3] == 0 for g in groups for i in range(0, len(g), 4))
+    # the same trace written as version 1 (runs unfolded, no set_view
+    # positions) replays (--calls plan) into the same files, byte for byte,
+    # as version 2 with either kind of calls
+    v1 = json.loads(json.dumps(t))
+    v1["version"] = 1
+    for rk in v1["ranks"]:
+        for sh in rk["shapes"]:
+            sh["runs"] = [x for off, ln in shape_runs(sh) for x in (off, ln, 0, 1)]
+        for ses in rk["sessions"]:
+            ses["ops"] = [op[:11] for op in ses["ops"]]
+    (tmp_path / "v1.json").write_text(json.dumps(v1))
+    assert (tmp_path / "v1.json").stat().st_size > trace.stat().st_size
+    for tag, tr in (("p1", tmp_path / "v1.json"), ("p2", trace)):
+        (tmp_path / tag).mkdir()
+        iok(4, "replay", "-k", "-o", tmp_path / tag, *sel, tr)
+    for f in outs:
+        a, b, c = (replayed(tmp_path / d, f).read_bytes() for d in ("p1", "p2", "rec_e3sm"))
+        assert len(a) == Path(f).stat().st_size and a == b == c, f
 
 
 def test_s3d_call_by_call(tmp_path):

@@ -9,6 +9,7 @@
 
 #include "core/collective.hpp"
 #include "core/error.hpp"
+#include "core/memory.hpp"
 #include "core/pattern.hpp"
 #include "core/stats.hpp"
 
@@ -360,7 +361,8 @@ FileOutcome outcome(MPI_Comm comm, const RecordedSetup& s, const Tally& t, bool 
     m.records = 1;
     const std::vector<double> local = {
         static_cast<double>(writing ? t.wreq : t.rreq), static_cast<double>(writing ? t.wbytes : t.rbytes),
-        static_cast<double>(t.calls), t.open, t.views, writing ? t.write : t.read, t.close, t.end_to_end};
+        static_cast<double>(t.calls), t.open, t.views, writing ? t.write : t.read, t.close, t.end_to_end,
+        static_cast<double>(peak_rss_bytes())};
     const std::vector<Stat> st = reduce_over_ranks(comm, local);
     std::uint64_t mism = 0, mine = writing ? 0 : t.mismatches;
     MPI_Allreduce(&mine, &mism, 1, MPI_UINT64_T, MPI_SUM, comm);
@@ -378,6 +380,7 @@ FileOutcome outcome(MPI_Comm comm, const RecordedSetup& s, const Tally& t, bool 
         m.requests = st[0];
         m.bytes = st[1];
         m.calls = st[2];
+        m.rss_peak = st[8];
         const auto phase = [&](Phase p, const Stat& x) {
             m.seconds[static_cast<std::size_t>(p)] = x;
             m.ran[static_cast<std::size_t>(p)] = true;
