@@ -248,3 +248,27 @@ def test_refusals(tmp_path, flavours):
     assert "passed" in p.stdout
     h = iok(1, "replay", "--help").stdout
     assert "--calls" in h and "recorded" in h and "plan" in h
+
+
+def test_file_only_read_is_prepared_then_read_call_by_call(tmp_path, flavours):
+    """A file the application opened read-only: its bytes are written first
+    (role prepare), then the recorded collective read reads and checks them."""
+    out = tmp_path / "flav.dat"
+    trace = tmp_path / "t.json"
+    captured(trace, 4, [flavours, out])
+    t = load_json(trace)
+    for rk in t["ranks"]:
+        s = rk["sessions"][0]
+        rd = s["ops"][-1]
+        rd[11] = rd[12] = 0
+        s.update(amode=2, set_views=0, ops=[rd])  # MPI_MODE_RDONLY
+        rk["sessions"] = [s]
+    ro = tmp_path / "ro.json"
+    ro.write_text(json.dumps(t))
+    js = tmp_path / "r.json"
+    p = iok(4, "replay", "-o", tmp_path, *RECORDED, "--json", js, ro)
+    assert "passed" in p.stdout
+    roles = {f["role"]: f for f in load_json(js)["files"]}
+    assert set(roles) == {"prepare", "read", "verify"}
+    assert roles["read"]["bytes"]["total"] == 4 * 8 * 4 * 64 and roles["read"]["verify"]["mismatches"] == 0
+    assert roles["prepare"]["bytes"]["total"] == 8 * 4 * 64  # every byte read, written once

@@ -4,7 +4,9 @@
 // wrote (then read); the plan goes through the driver and runner like every
 // kernel's, so any backend and strategy, timings, verification and JSON work
 // as usual.  With -a mpiio (the default) the replayed file has the captured
-// file's size and written offsets.  --dry-run prints the trace summary.
+// file's size and written offsets.  --calls recorded re-issues the
+// application's own MPI-IO calls instead (replay_recorded.hpp).  --dry-run
+// prints the trace summary.
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
@@ -123,7 +125,8 @@ void run(int argc, char** argv, MPI_Comm comm) {
                  "every captured file becomes one 1-D byte variable, each rank writes the bytes its captured "
                  "rank wrote and reads what it read, on any backend and strategy, verified.  With another rank "
                  "count the captured ranks' byte sets are laid end to end in rank order and split evenly "
-                 "(docs/capture_trace.md).  --dry-run prints what the trace asks of the file system.",
+                 "(docs/capture_trace.md).  --calls recorded re-issues instead the application's own MPI-IO calls "
+                 "one by one (-a mpiio, same rank count).  --dry-run prints what the trace asks of the file system.",
                  "iokernels replay"};
     Options opt;
     app.add_option("trace", opt.trace, "trace file written by libiok_capture.so")->required();
