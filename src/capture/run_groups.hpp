@@ -62,7 +62,7 @@ inline std::uint64_t mix(std::uint64_t h, std::uint64_t x) {
 // round-trips exactly.
 inline std::vector<std::int64_t> fold_groups(const std::vector<Group>& g) {
     constexpr std::size_t W = 3;            // groups per signature window
-    constexpr std::size_t kCandidates = 8;  // later windows tried per position
+    constexpr std::size_t kCandidates = 64;  // look-alike windows tried per position (E3SM F case: with 8 the repeat of a level was out of reach)
     const std::size_t n = g.size();
     std::vector<std::int64_t> out;
     out.reserve(n * 4);
@@ -102,7 +102,8 @@ inline std::vector<std::int64_t> fold_groups(const std::vector<Group>& g) {
                     const std::size_t b = i + reps * k;
                     if (b + k > n) break;
                     std::size_t t = 0;
-                    const std::int64_t s = shift * static_cast<std::int64_t>(reps);
+                    std::int64_t s = 0;  // reps*shift (a damaged trace's offsets may not allow it)
+                    if (__builtin_mul_overflow(shift, static_cast<std::int64_t>(reps), &s)) break;
                     while (t < k && detail::same_shifted(g[i + t], g[b + t], s)) ++t;
                     budget -= static_cast<std::int64_t>(t + 1);
                     if (t < k) break;
