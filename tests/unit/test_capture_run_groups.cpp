@@ -20,7 +20,7 @@ std::vector<std::int64_t> encode(const Runs& r) { return iok_runs::fold_groups(i
 
 Runs decode(const std::vector<std::int64_t>& flat, std::string* err = nullptr) {
     Runs out;
-    const std::string e = iok_runs::unfold_runs(flat, std::int64_t{1} << 24, [&](std::int64_t o, std::int64_t l) {
+    const std::string e = iok_runs::unfold_runs(flat, std::int64_t{1} << 20, [&](std::int64_t o, std::int64_t l) {
         out.emplace_back(o, l);
     });
     if (err) *err = e;

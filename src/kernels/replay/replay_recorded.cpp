@@ -440,14 +440,15 @@ std::string recorded_refusal(const Trace& t, int nranks, const std::vector<std::
                     op.voff + std::min<std::int64_t>(0, (op.count - 1) * op.vstep) < 0)
                     return "captured file " + f.name + ": an access series steps to a negative offset: the trace is damaged";
         }
-        for (const auto& shapes : t.shapes)
-            for (const TraceShape& sh : shapes) {
-                if (sh.runs.size() > static_cast<std::size_t>(INT_MAX))
-                    return "a filetype of " + std::to_string(sh.runs.size()) + " runs is too large to rebuild";
-                for (const Run& r : sh.runs)
-                    if (r.length > INT_MAX) return "a filetype run of " + std::to_string(r.length) + " bytes is too large to rebuild";
-            }
     }
+    for (const auto& shapes : t.shapes)
+        for (const TraceShape& sh : shapes) {
+            if (sh.runs.size() > static_cast<std::size_t>(INT_MAX))
+                return "a filetype of " + std::to_string(sh.runs.size()) + " runs is too large to rebuild: use --calls plan";
+            for (const Run& r : sh.runs)
+                if (r.length > INT_MAX)
+                    return "a filetype run of " + std::to_string(r.length) + " bytes is too large to rebuild: use --calls plan";
+        }
     return "";
 }
 
