@@ -1,5 +1,7 @@
 #include "capture_state.hpp"
 
+#include "run_groups.hpp"
+
 #include <cstdio>
 #include <limits>
 
@@ -40,25 +42,18 @@ void seconds(std::string& out, double v) {
 }
 
 // Runs as groups (offset, length, stride, count) of equal-length runs at a
-// constant stride: a vector type of a million blocks is one group.
+// constant stride (a vector type of a million blocks is one group), with
+// repeated blocks of groups folded (run_groups.hpp): an E3SM level's runs
+// once, not once per level.
 void runs_json(std::string& out, const std::vector<ByteRun>& r) {
+    std::vector<std::pair<std::int64_t, std::int64_t>> runs;
+    runs.reserve(r.size());
+    for (const ByteRun& x : r) runs.emplace_back(x.off, x.len);
+    const std::vector<std::int64_t> flat = iok_runs::fold_groups(iok_runs::group_runs(runs));
     out += '[';
-    bool first = true;
-    std::size_t i = 0;
-    while (i < r.size()) {
-        std::size_t j = i + 1;
-        std::int64_t stride = 0;
-        if (j < r.size() && r[j].len == r[i].len) {
-            stride = r[j].off - r[i].off;
-            while (j < r.size() && r[j].len == r[i].len && r[j].off - r[j - 1].off == stride) ++j;
-        }
-        if (!first) out += ',';
-        first = false;
-        num(out, r[i].off); out += ',';
-        num(out, r[i].len); out += ',';
-        num(out, j - i > 1 ? stride : 0); out += ',';
-        num(out, static_cast<std::int64_t>(j - i));
-        i = j;
+    for (std::size_t i = 0; i < flat.size(); ++i) {
+        if (i) out += ',';
+        num(out, flat[i]);
     }
     out += ']';
 }
@@ -135,6 +130,7 @@ void CaptureState::set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MP
     Session* s = find(fh);
     if (!s) return;
     ++s->set_views;
+    ++s->views_pending;
     int esize = 1;
     PMPI_Type_size(etype, &esize);
     s->etype_size = esize > 0 ? esize : 1;
@@ -175,14 +171,20 @@ void CaptureState::access(Session& s, std::uint32_t flags, std::int64_t voff, in
     o.t_first = t0;
     o.t_end = t1;
     o.busy = t1 - t0;
+    o.views = s.views_pending;
+    s.views_pending = 0;
     if (!s.ops.empty()) {
         Op& l = s.ops.back();
         if (l.flags == o.flags && l.shape == o.shape && l.bytes == o.bytes) {
-            const bool extend = l.count == 1 || (o.disp == l.disp + l.count * l.dstep && o.voff == l.voff + l.count * l.vstep);
+            // A series also keeps a constant number of set_view calls between
+            // its accesses, so the replay re-issues them where they were.
+            const bool extend = l.count == 1 || (o.disp == l.disp + l.count * l.dstep &&
+                                                 o.voff == l.voff + l.count * l.vstep && o.views == l.view_step);
             if (extend) {
                 if (l.count == 1) {
                     l.dstep = o.disp - l.disp;
                     l.vstep = o.voff - l.voff;
+                    l.view_step = o.views;
                 }
                 ++l.count;
                 l.t_end = t1;
@@ -240,7 +242,9 @@ std::string CaptureState::rank_json(int rank, double t_base) const {
             num(o, p.vstep); o += ',';
             seconds(o, p.t_first - t_base); o += ',';
             seconds(o, p.t_end - t_base); o += ',';
-            seconds(o, p.busy);
+            seconds(o, p.busy); o += ',';
+            num(o, p.views); o += ',';
+            num(o, p.view_step);
             o += ']';
         }
         o += "]}";

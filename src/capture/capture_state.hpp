@@ -19,6 +19,9 @@
 
 namespace iokcap {
 
+// The trace format version this library writes (docs/capture_trace.md).
+constexpr int kTraceVersion = 2;
+
 // Op flags: the trace format's bit field (docs/capture_trace.md).
 enum : std::uint32_t {
     kWrite = 1,          // else read
@@ -47,6 +50,8 @@ struct Op {
     std::int64_t count = 1;   // repeats of this access ...
     std::int64_t dstep = 0;   // ... each with disp += dstep
     std::int64_t vstep = 0;   // ... and voff += vstep
+    std::int64_t views = 0;      // set_view calls on the session since its previous access
+    std::int64_t view_step = 0;  // ... and between consecutive accesses of the series
     double t_first = 0, t_end = 0, busy = 0;  // start of the first, end of the last, sum of durations
 };
 
@@ -60,6 +65,7 @@ struct Session {  // one MPI_File_open .. MPI_File_close on this rank
     int shape = 0;                  // of the current view
     std::int64_t disp = 0;          // of the current view, shape-normalised
     std::int64_t set_views = 0, unknown_views = 0;
+    std::int64_t views_pending = 0;  // set_view calls since the last access (where replay re-issues them)
     std::vector<Op> ops;
 };
 

@@ -154,7 +154,8 @@ void write_trace(int rank, int size) {
         return o + "\"";
     };
     std::string firstline = std::string(lib).substr(0, std::string(lib).find('\n'));
-    const std::string head = "{\"format\":\"iokernels-trace\",\"version\":1,\"nranks\":" + std::to_string(size) +
+    const std::string head = "{\"format\":\"iokernels-trace\",\"version\":" + std::to_string(kTraceVersion) +
+                             ",\"nranks\":" + std::to_string(size) +
                              ",\"program\":" + quoted(program) + ",\"mpi\":" + quoted(firstline) + ",\"ranks\":[\n";
     FILE* f = std::fopen(path.c_str(), "wb");
     bool ok = f != nullptr;

@@ -30,11 +30,22 @@ def captured(trace, nranks, argv, **kw):
 # --- the trace read back in Python (docs/capture_trace.md) -----------------
 
 def shape_runs(shape):
+    """The runs of a shape: groups (offset, length, stride, count) and, from
+    format version 2, repeats (k, n, shift, 0) of the k groups before."""
     g = shape["runs"]
     out = []
+    block = []  # runs of the plain groups since the last repeat
     for i in range(0, len(g), 4):
-        off, ln, st, n = g[i:i + 4]
-        out += [(off + k * st, ln) for k in range(n)]
+        a, b, c, n = g[i:i + 4]
+        if n > 0:
+            runs = [(a + k * c, b) for k in range(n)]
+            block.append(runs)
+            out += runs
+            continue
+        reps = [r for grp in block[-a:] for r in grp]
+        for rep in range(1, b):
+            out += [(off + rep * c, ln) for off, ln in reps]
+        block = []
     return out
 
 
@@ -146,7 +157,7 @@ def test_every_flavour_is_recorded_with_its_offsets(flavours, tmp_path):
     out = tmp_path / "flav.dat"
     p, t = captured(tmp_path / "t.json", 4, [flavours, out])
     assert "iok_capture: MPI-IO trace of 4 rank(s) written to" in p.stderr
-    assert t["format"] == "iokernels-trace" and t["version"] == 1 and t["nranks"] == 4
+    assert t["format"] == "iokernels-trace" and t["version"] == 2 and t["nranks"] == 4
     for r, rk in enumerate(t["ranks"]):
         assert rk["rank"] == r
         s = rk["sessions"][0]

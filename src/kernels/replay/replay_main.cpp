@@ -4,12 +4,16 @@
 // wrote (then read); the plan goes through the driver and runner like every
 // kernel's, so any backend and strategy, timings, verification and JSON work
 // as usual.  With -a mpiio (the default) the replayed file has the captured
-// file's size and written offsets.  --dry-run prints the trace summary.
+// file's size and written offsets.  --calls recorded re-issues the
+// application's own MPI-IO calls instead (replay_recorded.hpp).  --dry-run
+// prints the trace summary.
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/broadcast_file.hpp"
@@ -19,6 +23,7 @@
 #include "core/output_files.hpp"
 #include "driver/driver.hpp"
 #include "kernels/replay/replay_plan.hpp"
+#include "kernels/replay/replay_recorded.hpp"
 #include "kernels/replay/replay_summary.hpp"
 #include "kernels/replay/trace.hpp"
 
@@ -30,6 +35,7 @@ struct Options {
     std::string dir = ".";
     bool dry_run = false;
     bool reads = true;
+    std::string calls = "plan";      // plan | recorded
     std::vector<std::string> only;  // substrings of captured file names
 
     bool selected(const std::string& name) const {
@@ -40,12 +46,87 @@ struct Options {
     }
 };
 
+// --calls recorded on one captured file: the bytes a file the application
+// did not create held are written first (role prepare, through the
+// backend), then the recorded sequence (roles write and read), then the
+// plan's read-back of every byte written (role verify).  Returns the bytes
+// written and read (rank 0).
+std::pair<std::uint64_t, std::uint64_t> replay_recorded_file(Driver& d, const Trace& trace,
+                                                             const std::vector<CapturedFile>& files, int index,
+                                                             const std::string& path, bool reads, Runner& runner,
+                                                             std::vector<TextReport>& reports) {
+    MPI_Comm comm = d.comm();
+    const int rank = d.rank(), size = d.size();
+    const CommonOptions& c = d.options();
+    CapturedFile f = files[static_cast<std::size_t>(index)];
+    const TraceFile& tf = trace.files[static_cast<std::size_t>(index)];
+    const nlohmann::json about = {{"captured_file", f.name}, {"captured_ranks", trace.nranks}};
+    std::uint64_t written = 0, read = 0;
+    std::vector<std::vector<Run>> prepared(f.reads.size());
+    std::vector<Run> prepared_all;
+    for (const auto& r : f.reads)
+        if (!r.empty()) f.extent = std::max(f.extent, r.back().offset + r.back().length);
+    if (recorded_needs_prepare(tf) || !f.written()) {
+        prepared = lowest_rank_owns(f.reads);
+        for (const auto& r : prepared) prepared_all.insert(prepared_all.end(), r.begin(), r.end());
+        prepared_all = normalize_runs(std::move(prepared_all));
+        FilePlan pplan;
+        collective_step(comm, [&] { pplan = replay_plan(f, redistribute(prepared, size, rank), index); });
+        FileOutcome p = runner.write(pplan, path);
+        if (rank == 0) reports.push_back(p.text);
+        nlohmann::json pj = about;
+        pj["role"] = "prepare";
+        d.record(p, pj);
+    }
+    RecordedSetup s;
+    s.trace = &trace;
+    s.file = &tf;
+    s.captured = &f;
+    s.index = index;
+    s.path = path;
+    s.prepared = prepared_all;
+    s.extra_hints = d.config().hints;
+    s.library = d.library_label();
+    s.reads = reads;
+    RecordedOutcome out = replay_recorded(comm, s);
+    for (auto* o : {out.any_write ? &out.write : nullptr, out.any_read ? &out.read : nullptr}) {
+        if (!o) continue;
+        if (rank == 0) {
+            (o == &out.write ? written : read) += static_cast<std::uint64_t>(o->metrics.bytes.sum);
+            reports.push_back(o->text);
+        }
+        nlohmann::json j = about;
+        j["role"] = o == &out.write ? "write" : "read";
+        d.record(*o, j);
+    }
+    if (c.verify) {
+        // Every byte written (the preparation's and the sequence's), each by
+        // the lowest rank that wrote it.
+        std::vector<std::vector<Run>> all(f.writes.size());
+        for (std::size_t r = 0; r < all.size(); ++r) {
+            all[r] = f.writes[r];
+            all[r].insert(all[r].end(), prepared[r].begin(), prepared[r].end());
+            all[r] = normalize_runs(std::move(all[r]));
+        }
+        all = lowest_rank_owns(std::move(all));
+        FilePlan vplan;
+        collective_step(comm, [&] { vplan = replay_plan(f, redistribute(all, size, rank), index); });
+        FileOutcome v = runner.read(vplan, path);
+        if (rank == 0 && c.verbose) reports.push_back(v.text);
+        nlohmann::json vj = about;
+        vj["role"] = "verify";
+        d.record(v, vj);
+    }
+    return {written, read};
+}
+
 void run(int argc, char** argv, MPI_Comm comm) {
     CLI::App app{"Replays an MPI-IO trace captured with libiok_capture.so (LD_PRELOAD) from any MPI program: "
                  "every captured file becomes one 1-D byte variable, each rank writes the bytes its captured "
                  "rank wrote and reads what it read, on any backend and strategy, verified.  With another rank "
                  "count the captured ranks' byte sets are laid end to end in rank order and split evenly "
-                 "(docs/capture_trace.md).  --dry-run prints what the trace asks of the file system.",
+                 "(docs/capture_trace.md).  --calls recorded re-issues instead the application's own MPI-IO calls "
+                 "one by one (-a mpiio, same rank count).  --dry-run prints what the trace asks of the file system.",
                  "iokernels replay"};
     Options opt;
     app.add_option("trace", opt.trace, "trace file written by libiok_capture.so")->required();
@@ -57,6 +138,14 @@ void run(int argc, char** argv, MPI_Comm comm) {
     app.add_flag("--reads,!--no-reads", opt.reads,
                  "also replay the captured reads (of bytes some rank wrote; a file only read is written first)")
         ->capture_default_str();
+    app.add_option("--calls", opt.calls,
+                   "which calls write and read the bytes: 'plan' = the library's own calls through the chosen "
+                   "backend and strategy (one collective call per file and phase; any rank count); 'recorded' = "
+                   "the application's MPI-IO calls re-issued one by one as captured (same opens, set_views, "
+                   "offsets, flavours, collective or independent; -a mpiio only, the captured rank count, a "
+                   "version 2 trace)")
+        ->check(CLI::IsMember({"plan", "recorded"}))
+        ->capture_default_str();
     app.add_option("--file", opt.only, "replay only captured files whose name contains this text (repeatable; default: every file)");
     DriverDefaults defaults;
     defaults.backend = "mpiio";
@@ -65,6 +154,15 @@ void run(int argc, char** argv, MPI_Comm comm) {
     if (!d.parse()) return;
     const int rank = d.rank(), size = d.size();
     const CommonOptions& c = d.options();
+    const bool recorded = opt.calls == "recorded";
+    if (recorded && !opt.dry_run) {
+        d.check(c.backend == "mpiio" && c.strategy == "canonical",
+                "--calls recorded re-issues the application's MPI-IO calls: it runs with -a mpiio -x canonical, not -a " +
+                    c.backend + " -x " + c.strategy,
+                "use -a mpiio, or --calls plan to replay the bytes on another library or strategy");
+        d.check(!c.independent, "--independent changes the calls, which --calls recorded takes from the trace",
+                "drop --independent, or use --calls plan");
+    }
 
     const std::string text = read_text_collective(opt.trace, comm, "give the trace libiok_capture.so wrote "
                                                                    "(IOK_CAPTURE_TRACE names it)");
@@ -87,6 +185,13 @@ void run(int argc, char** argv, MPI_Comm comm) {
 
     std::vector<CapturedFile> files;
     collective_step(comm, [&] { files = captured_files(trace); });
+    if (recorded) {
+        std::vector<std::size_t> chosen;
+        for (std::size_t i = 0; i < files.size(); ++i)
+            if (opt.selected(files[i].name)) chosen.push_back(i);
+        const std::string why = recorded_refusal(trace, size, chosen, opt.trace);
+        d.check(why.empty(), why, "see iokernels replay --help (--calls)");
+    }
     check_output_directory(comm, opt.dir);
     bool collective = false;
     for (const auto& f : files) collective = collective || (f.collective && opt.selected(f.name));
@@ -124,6 +229,12 @@ void run(int argc, char** argv, MPI_Comm comm) {
     std::vector<TextReport> reports;
     std::uint64_t written = 0, read = 0;
     for (const Job& j : jobs) {
+        if (recorded) {
+            const auto [w, r] = replay_recorded_file(d, trace, files, j.index, j.path, opt.reads, runner, reports);
+            written += w;
+            read += r;
+            continue;
+        }
         const CapturedFile& f = *j.f;
         const auto source = j.prepare ? lowest_rank_owns(f.reads) : f.writes;
         const std::vector<Run> mine = redistribute(source, size, rank);
@@ -178,7 +289,9 @@ void run(int argc, char** argv, MPI_Comm comm) {
         t.line("Captured program", trace.program);
         t.count("Replay ranks", static_cast<std::uint64_t>(size));
         t.line("I/O stack", d.stack_label() + " / " + d.library_label());
-        t.line("Collective", collective && !c.independent ? "yes" : "no");
+        t.line("Calls", recorded ? "recorded: the application's MPI-IO calls, one by one"
+                                 : "plan: the library's own (one call per file and phase)");
+        t.line("Collective", recorded ? "as recorded" : collective && !c.independent ? "yes" : "no");
         for (const Job& j : jobs) t.line("Replayed " + j.f->name, j.path + (j.prepare ? " (only read: written first)" : ""));
         t.count("Files replayed", jobs.size());
         t.line("Bytes written", format_bytes(static_cast<double>(written)));
@@ -187,7 +300,8 @@ void run(int argc, char** argv, MPI_Comm comm) {
         t.print();
     }
     d.result().params().update({{"trace", opt.trace}, {"captured_ranks", trace.nranks},
-                                {"captured_program", trace.program}, {"replay_reads", opt.reads}});
+                                {"captured_program", trace.program}, {"replay_reads", opt.reads},
+                                {"calls", opt.calls}});
     d.finish("the replayed file does not hold what this run wrote: was it modified during the run?");
 }
 

@@ -101,9 +101,11 @@ FilePlan replay_plan(const CapturedFile& f, const std::vector<Run>& runs, int in
     p.flush_every = 1;
     p.requests = runs.size();
     // Distinct data per captured file: reading the wrong one cannot verify.
-    p.pattern_seed = static_cast<std::uint64_t>(index + 1) * 0x9e3779b97f4a7c15ull;
+    p.pattern_seed = replay_pattern_seed(index);
     return p;
 }
+
+std::uint64_t replay_pattern_seed(int index) { return static_cast<std::uint64_t>(index + 1) * 0x9e3779b97f4a7c15ull; }
 
 std::string replay_file_name(const std::string& dir, const std::string& captured, int index,
                              const std::string& extension) {

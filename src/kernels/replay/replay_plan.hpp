@@ -41,6 +41,10 @@ std::vector<std::vector<Run>> lowest_rank_owns(std::vector<std::vector<Run>> per
 // This replay rank's runs of `per_rank` (one normalized run list per captured rank).
 std::vector<Run> redistribute(const std::vector<std::vector<Run>>& per_rank, int nranks, int rank);
 
+// The pattern key of replay file `index`'s variable "bytes" (the runner's
+// pattern_key(var) ^ plan.pattern_seed): byte i of the file holds element i.
+std::uint64_t replay_pattern_seed(int index);
+
 // One replay file: variable "bytes" of the file's extent, this rank's `runs`.
 FilePlan replay_plan(const CapturedFile& f, const std::vector<Run>& runs, int index);
 

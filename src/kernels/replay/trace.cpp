@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "capture/run_groups.hpp"
 #include "core/error.hpp"
 
 namespace iok::replay {
@@ -10,7 +11,10 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kVersion = 1;
+constexpr int kVersion = 2;
+// A shape expanding to more runs is refused (a damaged trace must not
+// exhaust memory; E3SM's F case at 16 ranks has ~10^5 per rank).
+constexpr std::int64_t kMaxShapeRuns = std::int64_t{1} << 24;
 
 struct Reader {
     const std::string& source;
@@ -86,18 +90,24 @@ Trace parse_trace_document(const std::string& text, const std::string& source) {
             s.size = r.integer(r.field(sj, "size", where + " shape"), where + " shape size");
             s.extent = r.integer(r.field(sj, "extent", where + " shape"), where + " shape extent");
             const json& g = r.array(r.field(sj, "runs", where + " shape"), where + " shape runs");
-            if (g.size() % 4) r.bad(where + ": a shape's runs are not groups of 4 numbers");
+            std::vector<std::int64_t> flat;
+            flat.reserve(g.size());
+            for (const json& x : g) flat.push_back(r.integer(x, where + " run"));
+            if (t.version < 2)  // version 1 has no repeat groups (count 0)
+                for (std::size_t i = 3; i < flat.size(); i += 4)
+                    if (flat[i] <= 0) r.bad(where + ": a shape run has count " + std::to_string(flat[i]));
             std::int64_t data = 0;
-            for (std::size_t i = 0; i < g.size(); i += 4) {
-                const std::int64_t off = r.integer(g[i], where + " run"), len = r.integer(g[i + 1], where + " run"),
-                                   stride = r.integer(g[i + 2], where + " run"), n = r.integer(g[i + 3], where + " run");
-                if (len <= 0 || n <= 0 || off < 0) r.bad(where + ": a shape run has length " + std::to_string(len));
-                for (std::int64_t k = 0; k < n; ++k) {
-                    s.runs.push_back({off + k * stride, len});
-                    s.data_before.push_back(data);
-                    data += len;
-                }
-            }
+            bool negative = false, too_much = false;
+            const std::string err = iok_runs::unfold_runs(flat, kMaxShapeRuns, [&](std::int64_t off, std::int64_t len) {
+                if (off < 0) negative = true;
+                if (too_much || negative) return;
+                s.runs.push_back({off, len});
+                s.data_before.push_back(data);
+                data += len;
+                too_much = data > s.size;
+            });
+            if (!err.empty()) r.bad(where + ": shape " + std::to_string(shapes.size()) + ": " + err);
+            if (negative) r.bad(where + ": a shape has a run before its first byte");
             if (s.runs.empty() || data != s.size || s.extent <= 0)
                 r.bad(where + ": a shape's runs hold " + std::to_string(data) + " bytes, its size says " +
                       std::to_string(s.size));
@@ -122,7 +132,9 @@ Trace parse_trace_document(const std::string& text, const std::string& source) {
             s.set_views = sj.value("set_views", std::int64_t{0});
             s.unknown_views = sj.value("unknown_views", std::int64_t{0});
             for (const json& oj : r.array(r.field(sj, "ops", where + " session"), where + " ops")) {
-                if (!oj.is_array() || oj.size() != 11) r.bad(where + ": an access record is not 11 numbers");
+                const std::size_t fields = t.version < 2 ? 11 : 13;
+                if (!oj.is_array() || oj.size() != fields)
+                    r.bad(where + ": an access record is not " + std::to_string(fields) + " numbers");
                 TraceOp o;
                 o.flags = static_cast<std::uint32_t>(r.integer(oj[0], where + " flags"));
                 o.shape = static_cast<int>(r.integer(oj[1], where + " shape"));
@@ -135,6 +147,11 @@ Trace parse_trace_document(const std::string& text, const std::string& source) {
                 o.t_first = r.number(oj[8], where + " time");
                 o.t_end = r.number(oj[9], where + " time");
                 o.busy = r.number(oj[10], where + " time");
+                if (t.version >= 2) {
+                    o.views = r.integer(oj[11], where + " set_view count");
+                    o.view_step = r.integer(oj[12], where + " set_view count");
+                    if (o.views < 0 || o.view_step < 0) r.bad(where + ": an access has a negative set_view count");
+                }
                 if (o.shape < 0 || static_cast<std::size_t>(o.shape) >= shapes.size())
                     r.bad(where + ": an access names shape " + std::to_string(o.shape) + " of " +
                           std::to_string(shapes.size()));

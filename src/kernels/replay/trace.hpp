@@ -29,6 +29,9 @@ struct TraceOp {  // `count` accesses of a strided series (count 1: one access)
     std::uint32_t flags = 0;
     int shape = 0;
     std::int64_t disp = 0, voff = 0, bytes = 0, count = 1, dstep = 0, vstep = 0;
+    // Version 2: set_view calls on the session before the first access (since
+    // the previous access) and between consecutive accesses.  Version 1: 0.
+    std::int64_t views = 0, view_step = 0;
     double t_first = 0, t_end = 0, busy = 0;
 };
 
@@ -47,7 +50,7 @@ struct TraceFile {
 };
 
 struct Trace {
-    int version = 0, nranks = 0;
+    int version = 0, nranks = 0;  // version 2 records where set_view was called
     std::string program, mpi;
     std::vector<std::vector<TraceShape>> shapes;  // per captured rank
     std::vector<TraceFile> files;                 // in order of first open
