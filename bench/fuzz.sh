@@ -1,26 +1,76 @@
 #!/usr/bin/env bash
 # Fuzz every parser of outside input with libFuzzer (not part of CI).
 #
-#   scripts/run.sh bench/fuzz.sh [RUNS] [HARNESS...]
+#   scripts/run.sh bench/fuzz.sh [--fork N | --no-fork] [RUNS] [HARNESS...]
 #
 # Builds tests/fuzz with clang (ASan + UBSan + libFuzzer) in build-fuzz/,
 # makes a seed corpus of valid inputs per harness (the generators the tests
-# use, the E3SM case CDL files), runs each harness for RUNS executions
-# (default 1,000,000) in its own scratch directory and prints a table:
-# harness, executions, crashes.  A crash leaves its input as
-# build-fuzz/work/<harness>/crash-*; fix the parser and add the input to
-# tests/unit/test_parser_regressions.cpp.
+# use, the E3SM case CDL files, maps written by a main build's e3sm_mapgen),
+# runs each harness for RUNS executions (default 1,000,000) in its own
+# scratch directory build-fuzz/work/<harness>/ and prints per harness:
+# executions, crash inputs saved, and each distinct crash classified by its
+# stack (see below) with its reproducer.
+#
+#   RUNS          executions per harness (default 1000000)
+#   HARNESS...    default: all (cdf_classic pio_dat cdl gcrm_inputs
+#                 h5bench_config blob_index log_index capture_trace decomp_map)
+#   --fork N      run every harness in libFuzzer fork mode with N jobs at
+#                 once (-fork=N -ignore_crashes=1 -ignore_ooms=1
+#                 -ignore_timeouts=1): a crash ends only its job, the run
+#                 goes on to RUNS executions and keeps every crash input in
+#                 build-fuzz/work/<harness>/artifacts/.  Default: fork mode
+#                 with 1 job for decomp_map only (the HDF5, NetCDF-4 and
+#                 ADIOS2 libraries it reads through crash on mutated files
+#                 within hundreds of executions), plain mode for the others
+#   --no-fork     plain mode for every harness, decomp_map included: the run
+#                 stops at the first crash (decomp_map then leaves out its
+#                 BP3 seed, on which ADIOS2 crashes within ~16 executions)
+#   -h, --help    this text
+#
+# Every crash input is run once more through its harness (ASan prints the
+# stack, symbolized with addr2line) and classified by the first frame that
+# is neither the sanitizer/libFuzzer runtime nor libc/libstdc++: in our
+# sources (src/...) it is OUR bug -- fix the parser and add the input to
+# tests/unit/test_parser_regressions.cpp; in libhdf5, libadios2, libnetcdf
+# or libpnetcdf it is that library's (record it in docs/hardening.md).
+# Crashes with the same kind, owner and function count as one.
+# Environment: IOK_FUZZ_BUILD_DIR (default build-fuzz/), IOK_BUILD_DIR (the
+# main build whose e3sm_mapgen/iokernels make seeds; default build/).
 set -euo pipefail
 SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="${IOK_FUZZ_BUILD_DIR:-$SRC/build-fuzz}"
+MAIN_BUILD="${IOK_BUILD_DIR:-$SRC/build}"
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
+FORK=""  # empty: the default per harness; 0: never; N: always with N jobs
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        -h|--help) usage; exit 0 ;;
+        --no-fork) FORK=0; shift ;;
+        --fork) [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || { echo "fuzz.sh: --fork needs a number of jobs (1 or more)" >&2; exit 2; }
+                FORK="$2"; shift 2 ;;
+        --fork=*) FORK="${1#--fork=}"
+                  [[ "$FORK" =~ ^[1-9][0-9]*$ ]] || { echo "fuzz.sh: --fork needs a number of jobs (1 or more)" >&2; exit 2; }
+                  shift ;;
+        -*) echo "fuzz.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+        *) break ;;
+    esac
+done
 RUNS="${1:-1000000}"; shift || true
+[[ "$RUNS" =~ ^[0-9]+$ ]] || { echo "fuzz.sh: RUNS must be a number of executions, not '$RUNS' (see --help)" >&2; exit 2; }
 ALL=(cdf_classic pio_dat cdl gcrm_inputs h5bench_config blob_index log_index capture_trace decomp_map)
 HARNESSES=("${@:-${ALL[@]}}")
 [[ $# -gt 0 ]] || HARNESSES=("${ALL[@]}")
+# jobs in fork mode for harness $1 (0: plain mode)
+fork_jobs() {
+    if [[ -n "$FORK" ]]; then echo "$FORK"
+    elif [[ "$1" == decomp_map ]]; then echo 1
+    else echo 0; fi
+}
 
 [ -f "$OUT/CMakeCache.txt" ] || cmake -S "$SRC/tests/fuzz" -B "$OUT" -G Ninja \
     -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ >/dev/null
-cmake --build "$OUT" -j "$(nproc)" >/dev/null
+targets=(); for h in "${HARNESSES[@]}"; do targets+=("fuzz_$h"); done
+cmake --build "$OUT" -j "$(nproc)" --target "${targets[@]}" >/dev/null
 
 # Seeds: one valid input or more per harness.
 SEEDS="$OUT/seeds"
@@ -48,36 +98,82 @@ h5bench_config(s / "h5bench_config" / "r.cfg", MEM_PATTERN="CONTIG", FILE_PATTER
 PY
 rm -rf "$SEEDS/gcrm_tmp"
 cp "$SRC"/src/kernels/e3sm/cases/*.cdl "$SEEDS/cdl/"
-# real blob/log indexes when a main build can make them
-if [[ -x "$SRC/build/src/iokernels" && -x "$SRC/build/src/e3sm_mapgen" ]]; then
-    t="$OUT/seedrun"; rm -rf "$t"; mkdir -p "$t"
-    "$SRC/build/src/e3sm_mapgen" --case G --ncells 40 --nlev 3 --nprocs 2 -o "$t/g.nc" >/dev/null 2>&1 || true
-    mpiexec --oversubscribe -n 2 "$SRC/build/src/iokernels" e3sm -x blob -k -q -o "$t/blob" "$t/g.nc" >/dev/null 2>&1 || true
-    mpiexec --oversubscribe -n 2 "$SRC/build/src/iokernels" e3sm -x log -k -q -o "$t/log" "$t/g.nc" >/dev/null 2>&1 || true
+# real maps, blob/log indexes and capture traces when a main build can make them
+t="$OUT/seedrun"; rm -rf "$t"; mkdir -p "$t"
+if [[ -x "$MAIN_BUILD/src/e3sm_mapgen" ]]; then
+    # maps in the single-file containers E3SM-IO reads.  BP3 only in fork
+    # mode: ADIOS2 2.10.2's BP3 reader itself reads out of bounds on a
+    # shuffled BP3 map within ~16 executions (heap-buffer-overflow in
+    # libadios2_core), which stops a plain run there.  BP3 keeps its data in
+    # <name>.dir/, which a mutated copy never has: the seed exercises the
+    # metadata (index) reading only.
+    fmts=(cdf1 cdf5 hdf5 netcdf4)
+    [[ "$(fork_jobs decomp_map)" -gt 0 ]] && fmts+=(bp)
+    for fmt in "${fmts[@]}"; do
+        "$MAIN_BUILD/src/e3sm_mapgen" --case I --nlat 6 --nlon 8 --nprocs 2 --format "$fmt" -o "$t/i.$fmt" >/dev/null 2>&1 \
+            && cp "$t/i.$fmt" "$SEEDS/decomp_map/" || true
+    done
+    "$MAIN_BUILD/src/e3sm_mapgen" --case G --ncells 40 --nlev 3 --nprocs 2 -o "$t/g.nc" >/dev/null 2>&1 || true
+else
+    echo "fuzz.sh: no $MAIN_BUILD/src/e3sm_mapgen: decomp_map starts without seeds (build it: scripts/iok build)" >&2
+fi
+if [[ -x "$MAIN_BUILD/src/iokernels" && -f "$t/g.nc" ]]; then
+    mpiexec --oversubscribe -n 2 "$MAIN_BUILD/src/iokernels" e3sm -x blob -k -q -o "$t/blob" "$t/g.nc" >/dev/null 2>&1 || true
+    mpiexec --oversubscribe -n 2 "$MAIN_BUILD/src/iokernels" e3sm -x log -k -q -o "$t/log" "$t/g.nc" >/dev/null 2>&1 || true
     find "$t/blob" -name '*.json' -exec cp {} "$SEEDS/blob_index/" \; 2>/dev/null || true
     find "$t/log" -name '*.idx' -exec cp {} "$SEEDS/log_index/" \; 2>/dev/null || true
-    # maps in the single-file containers E3SM-IO reads.  Not BP3: ADIOS2
-    # 2.10.2's BP3 reader itself reads out of bounds on a shuffled BP3 map
-    # within a few executions (heap-buffer-overflow in libadios2_mpi_core),
-    # which would stop every run there; a library finding, not ours.
-    for fmt in cdf1 cdf5 hdf5 netcdf4; do
-        "$SRC/build/src/e3sm_mapgen" --case I --nlat 6 --nlon 8 --nprocs 2 --format "$fmt" -o "$SEEDS/decomp_map/i.$fmt" >/dev/null 2>&1 || true
-    done
     # a real capture trace: the same run under the capture library
-    cap="$SRC/build/src/capture/libiok_capture.so"
+    cap="$MAIN_BUILD/src/capture/libiok_capture.so"
     [[ -f "$cap" ]] && mpiexec --oversubscribe -n 2 -x LD_PRELOAD="$cap" -x IOK_CAPTURE_TRACE="$SEEDS/capture_trace/e3sm.json" \
-        "$SRC/build/src/iokernels" e3sm -a mpiio -q -o "$t/cap" "$t/g.nc" >/dev/null 2>&1 || true
+        "$MAIN_BUILD/src/iokernels" e3sm -a mpiio -q -o "$t/cap" "$t/g.nc" >/dev/null 2>&1 || true
 fi
 
-printf '%-16s %12s %8s %10s\n' harness executions crashes seconds
+# ASan/UBSan stacks in a form the classifier reads: frame|module|function|file:line
+SYM=/usr/bin/addr2line; command -v llvm-symbolizer >/dev/null && SYM="$(command -v llvm-symbolizer)"
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}external_symbolizer_path=$SYM:stack_trace_format='    #%n|%m|%f|%s:%l'"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}print_stacktrace=1:external_symbolizer_path=$SYM:stack_trace_format='    #%n|%m|%f|%s:%l'"
+
+SUMMARY="$OUT/summary.txt"; : > "$SUMMARY.rows"
+row() { printf '%-16s %5s %12s %8s %9s %8s\n' "$@"; }
+row harness fork executions crashes distinct seconds
 for h in "${HARNESSES[@]}"; do
-    work="$OUT/work/$h"; rm -rf "$work"; mkdir -p "$work/corpus"
+    work="$OUT/work/$h"; rm -rf "$work"; mkdir -p "$work/corpus" "$work/artifacts" "$work/tmp"
     cp -r "$SEEDS/$h/." "$work/corpus/"
     t0=$(date +%s)
     maxlen=4096; [[ "$h" == decomp_map ]] && maxlen=65536  # HDF5/NetCDF-4/BP maps are larger
-    ( cd "$work" && "$OUT/fuzz_$h" -runs="$RUNS" -max_len="$maxlen" -timeout=10 -rss_limit_mb=4096 \
-          -print_final_stats=1 corpus > log.txt 2>&1 ) || true
-    execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$work/log.txt" | grep -o '[0-9]*$' || echo "?")
-    crashes=$(find "$work" -maxdepth 1 \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)
-    printf '%-16s %12s %8s %10s\n' "$h" "$execs" "$crashes" "$(( $(date +%s) - t0 ))"
+    jobs=$(fork_jobs "$h")
+    mode=(); [[ "$jobs" -gt 0 ]] && mode=(-fork="$jobs" -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1)
+    ( cd "$work" && TMPDIR="$work/tmp" "$OUT/fuzz_$h" "${mode[@]}" -runs="$RUNS" -max_len="$maxlen" -timeout=10 \
+          -rss_limit_mb=4096 -artifact_prefix="$work/artifacts/" -print_final_stats=1 corpus > log.txt 2>&1 ) || true
+    rm -f "$work"/fuzz_input_* ; rm -rf "$work/tmp"  # the harness's input files, fork mode's job files
+    if [[ "$jobs" -gt 0 ]]; then  # the parent's last status line: "#N: cov: ..."
+        execs=$(grep -oE '^#[0-9]+:' "$work/log.txt" | tail -n 1 | tr -dc 0-9)
+    else
+        execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$work/log.txt" | grep -o '[0-9]*$' || true)
+    fi
+    # Each crash input once more through the harness, for its symbolized stack.
+    mkdir -p "$work/stacks"
+    for a in "$work"/artifacts/*; do
+        [[ -f "$a" ]] || continue
+        ( cd "$work" && timeout 120 "$OUT/fuzz_$h" -timeout=10 -rss_limit_mb=4096 "$a" > "$work/stacks/$(basename "$a").txt" 2>&1 ) || true
+        rm -f "$work"/fuzz_input_*
+    done
+    python3 "$SRC/tests/fuzz/classify_crashes.py" "$SRC" "$work" > "$work/crashes.txt"
+    crashes=$(find "$work/artifacts" -maxdepth 1 -type f | wc -l)
+    distinct=$(grep -c '^  [^ ]' "$work/crashes.txt" || true)
+    row "$h" "$jobs" "${execs:-?}" "$crashes" "$distinct" "$(( $(date +%s) - t0 ))" | tee -a "$SUMMARY.rows"
 done
+
+# The summary again at the end, with every distinct crash.
+echo
+echo "== summary (also in $SUMMARY)"
+{
+    row harness fork executions crashes distinct seconds
+    cat "$SUMMARY.rows"
+    for h in "${HARNESSES[@]}"; do
+        [[ -s "$OUT/work/$h/crashes.txt" ]] || continue
+        echo; echo "$h:"; cat "$OUT/work/$h/crashes.txt"
+    done
+} > "$SUMMARY"
+rm -f "$SUMMARY.rows"
+cat "$SUMMARY"
