@@ -13,15 +13,17 @@
 #
 #   RUNS          executions per harness (default 1000000)
 #   HARNESS...    default: all (cdf_classic pio_dat cdl gcrm_inputs
-#                 h5bench_config blob_index log_index capture_trace decomp_map)
+#                 h5bench_config blob_index log_index capture_trace decomp_map
+#                 decomp_map_bpdir)
 #   --fork N      run every harness in libFuzzer fork mode with N jobs at
 #                 once (-fork=N -ignore_crashes=1 -ignore_ooms=1
 #                 -ignore_timeouts=1): a crash ends only its job, the run
 #                 goes on to RUNS executions and keeps every crash input in
 #                 build-fuzz/work/<harness>/artifacts/.  Default: fork mode
-#                 with 1 job for decomp_map only (the HDF5, NetCDF-4 and
-#                 ADIOS2 libraries it reads through crash on mutated files
-#                 within hundreds of executions), plain mode for the others
+#                 with 1 job for decomp_map and decomp_map_bpdir only (the
+#                 HDF5, NetCDF-4 and ADIOS2 libraries they read through
+#                 crash on mutated files within hundreds of executions),
+#                 plain mode for the others
 #   --no-fork     plain mode for every harness, decomp_map included: the run
 #                 stops at the first crash (decomp_map then leaves out its
 #                 BP3 seed, on which ADIOS2 crashes within ~16 executions)
@@ -57,13 +59,13 @@ while [[ $# -gt 0 ]]; do
 done
 RUNS="${1:-1000000}"; shift || true
 [[ "$RUNS" =~ ^[0-9]+$ ]] || { echo "fuzz.sh: RUNS must be a number of executions, not '$RUNS' (see --help)" >&2; exit 2; }
-ALL=(cdf_classic pio_dat cdl gcrm_inputs h5bench_config blob_index log_index capture_trace decomp_map)
+ALL=(cdf_classic pio_dat cdl gcrm_inputs h5bench_config blob_index log_index capture_trace decomp_map decomp_map_bpdir)
 HARNESSES=("${@:-${ALL[@]}}")
 [[ $# -gt 0 ]] || HARNESSES=("${ALL[@]}")
 # jobs in fork mode for harness $1 (0: plain mode)
 fork_jobs() {
     if [[ -n "$FORK" ]]; then echo "$FORK"
-    elif [[ "$1" == decomp_map ]]; then echo 1
+    elif [[ "$1" == decomp_map* ]]; then echo 1
     else echo 0; fi
 }
 
@@ -74,7 +76,7 @@ cmake --build "$OUT" -j "$(nproc)" --target "${targets[@]}" >/dev/null
 
 # Seeds: one valid input or more per harness.
 SEEDS="$OUT/seeds"
-rm -rf "$SEEDS"; mkdir -p "$SEEDS"/{cdf_classic,pio_dat,cdl,gcrm_inputs,h5bench_config,blob_index,log_index,capture_trace,decomp_map}
+rm -rf "$SEEDS"; mkdir -p "$SEEDS"/{cdf_classic,pio_dat,cdl,gcrm_inputs,h5bench_config,blob_index,log_index,capture_trace,decomp_map,decomp_map_bpdir}
 PYTHONPATH="$SRC/tests/integration" python3 - "$SEEDS" <<'PY'
 import json, struct, sys
 from pathlib import Path
@@ -113,6 +115,21 @@ if [[ -x "$MAIN_BUILD/src/e3sm_mapgen" ]]; then
         "$MAIN_BUILD/src/e3sm_mapgen" --case I --nlat 6 --nlon 8 --nprocs 2 --format "$fmt" -o "$t/i.$fmt" >/dev/null 2>&1 \
             && cp "$t/i.$fmt" "$SEEDS/decomp_map/" || true
     done
+    # BP4/BP5 directories, packed as tests/fuzz/fuzz_decomp_map_bpdir.cpp
+    # reads them: per file (md.idx md.0 mmd.0 data.0) a 4-byte
+    # little-endian length and the bytes
+    for fmt in bp4 bp5; do
+        "$MAIN_BUILD/src/e3sm_mapgen" --case I --nlat 6 --nlon 8 --nprocs 2 --format "$fmt" -o "$t/i.$fmt" >/dev/null 2>&1 \
+            && python3 - "$t/i.$fmt" "$SEEDS/decomp_map_bpdir/i.$fmt" <<'PY' || true
+import struct, sys
+from pathlib import Path
+d, out = Path(sys.argv[1]), b""
+for name in ["md.idx", "md.0", "mmd.0", "data.0"]:
+    b = (d / name).read_bytes() if (d / name).is_file() else b""
+    out += struct.pack("<I", len(b)) + b
+Path(sys.argv[2]).write_bytes(out)
+PY
+    done
     "$MAIN_BUILD/src/e3sm_mapgen" --case G --ncells 40 --nlev 3 --nprocs 2 -o "$t/g.nc" >/dev/null 2>&1 || true
 else
     echo "fuzz.sh: no $MAIN_BUILD/src/e3sm_mapgen: decomp_map starts without seeds (build it: scripts/iok build)" >&2
@@ -140,7 +157,7 @@ for h in "${HARNESSES[@]}"; do
     work="$OUT/work/$h"; rm -rf "$work"; mkdir -p "$work/corpus" "$work/artifacts" "$work/tmp"
     cp -r "$SEEDS/$h/." "$work/corpus/"
     t0=$(date +%s)
-    maxlen=4096; [[ "$h" == decomp_map ]] && maxlen=65536  # HDF5/NetCDF-4/BP maps are larger
+    maxlen=4096; [[ "$h" == decomp_map* ]] && maxlen=65536  # HDF5/NetCDF-4/BP maps are larger
     jobs=$(fork_jobs "$h")
     mode=(); [[ "$jobs" -gt 0 ]] && mode=(-fork="$jobs" -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1)
     ( cd "$work" && TMPDIR="$work/tmp" "$OUT/fuzz_$h" "${mode[@]}" -runs="$RUNS" -max_len="$maxlen" -timeout=10 \
