@@ -37,11 +37,15 @@
 # or libpnetcdf it is that library's (record it in docs/hardening.md).
 # Crashes with the same kind, owner and function count as one.
 # Environment: IOK_FUZZ_BUILD_DIR (default build-fuzz/), IOK_BUILD_DIR (the
-# main build whose e3sm_mapgen/iokernels make seeds; default build/).
+# main build whose e3sm_mapgen/iokernels make seeds; default build/),
+# IOK_FUZZ_TIMEOUT (seconds one input may take before it counts as a hang;
+# default 10), IOK_FUZZ_MAX_TIME (seconds per harness after which it stops
+# short of RUNS; default none).
 set -euo pipefail
 SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="${IOK_FUZZ_BUILD_DIR:-$SRC/build-fuzz}"
 MAIN_BUILD="${IOK_BUILD_DIR:-$SRC/build}"
+TIMEOUT="${IOK_FUZZ_TIMEOUT:-10}"
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 FORK=""  # empty: the default per harness; 0: never; N: always with N jobs
 while [[ $# -gt 0 ]]; do
@@ -160,7 +164,8 @@ for h in "${HARNESSES[@]}"; do
     maxlen=4096; [[ "$h" == decomp_map* ]] && maxlen=65536  # HDF5/NetCDF-4/BP maps are larger
     jobs=$(fork_jobs "$h")
     mode=(); [[ "$jobs" -gt 0 ]] && mode=(-fork="$jobs" -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1)
-    ( cd "$work" && TMPDIR="$work/tmp" "$OUT/fuzz_$h" "${mode[@]}" -runs="$RUNS" -max_len="$maxlen" -timeout=10 \
+    [[ -n "${IOK_FUZZ_MAX_TIME:-}" ]] && mode+=(-max_total_time="$IOK_FUZZ_MAX_TIME")
+    ( cd "$work" && TMPDIR="$work/tmp" "$OUT/fuzz_$h" "${mode[@]}" -runs="$RUNS" -max_len="$maxlen" -timeout="$TIMEOUT" \
           -rss_limit_mb=4096 -artifact_prefix="$work/artifacts/" -print_final_stats=1 corpus > log.txt 2>&1 ) || true
     rm -f "$work"/fuzz_input_* ; rm -rf "$work/tmp"  # the harness's input files, fork mode's job files
     if [[ "$jobs" -gt 0 ]]; then  # the parent's last status line: "#N: cov: ..."
@@ -172,7 +177,7 @@ for h in "${HARNESSES[@]}"; do
     mkdir -p "$work/stacks"
     for a in "$work"/artifacts/*; do
         [[ -f "$a" ]] || continue
-        ( cd "$work" && timeout 120 "$OUT/fuzz_$h" -timeout=10 -rss_limit_mb=4096 "$a" > "$work/stacks/$(basename "$a").txt" 2>&1 ) || true
+        ( cd "$work" && timeout $((TIMEOUT + 60)) "$OUT/fuzz_$h" -timeout="$TIMEOUT" -rss_limit_mb=4096 "$a" > "$work/stacks/$(basename "$a").txt" 2>&1 ) || true
         rm -f "$work"/fuzz_input_*
     done
     python3 "$SRC/tests/fuzz/classify_crashes.py" "$SRC" "$work" > "$work/crashes.txt"
