@@ -30,7 +30,7 @@
 #   -h, --help    this text
 #
 # Every crash input is run once more through its harness (ASan prints the
-# stack, symbolized with addr2line) and classified by the first frame that
+# stack, symbolized with addr2line; not while fuzzing) and classified by the first frame that
 # is neither the sanitizer/libFuzzer runtime nor libc/libstdc++: in our
 # sources (src/...) it is OUR bug -- fix the parser and add the input to
 # tests/unit/test_parser_regressions.cpp; in libhdf5, libadios2, libnetcdf
@@ -149,10 +149,20 @@ if [[ -x "$MAIN_BUILD/src/iokernels" && -f "$t/g.nc" ]]; then
         "$MAIN_BUILD/src/iokernels" e3sm -a mpiio -q -o "$t/cap" "$t/g.nc" >/dev/null 2>&1 || true
 fi
 
-# ASan/UBSan stacks in a form the classifier reads: frame|module|function|file:line
+# ASan/UBSan stacks in a form the classifier reads: frame|module|offset|function|file:line.
+# No symbolizing while fuzzing: addr2line (Debian has no llvm-symbolizer
+# without the whole llvm package) chokes on a frame in [stack] after a wild
+# jump, ASan then fails a CHECK and the job hangs for ever.  Crash inputs
+# are re-run with it below (under a timeout; without it if that fails).
 SYM=/usr/bin/addr2line; command -v llvm-symbolizer >/dev/null && SYM="$(command -v llvm-symbolizer)"
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}external_symbolizer_path=$SYM:stack_trace_format='    #%n|%m|%f|%s:%l'"
-export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}print_stacktrace=1:external_symbolizer_path=$SYM:stack_trace_format='    #%n|%m|%f|%s:%l'"
+FMT="stack_trace_format='    #%n|%m|%o|%f|%s:%l'"
+sanitizer_env() {  # $1: 1 to symbolize
+    local o="symbolize=$1:external_symbolizer_path=$SYM:$FMT"
+    export ASAN_OPTIONS="${IOK_ASAN_OPTIONS:+$IOK_ASAN_OPTIONS:}$o"
+    export UBSAN_OPTIONS="print_stacktrace=1:$o"
+}
+IOK_ASAN_OPTIONS="${ASAN_OPTIONS:-}"
+sanitizer_env 0
 
 SUMMARY="$OUT/summary.txt"; : > "$SUMMARY.rows"
 row() { printf '%-16s %5s %12s %8s %9s %8s\n' "$@"; }
@@ -167,7 +177,7 @@ for h in "${HARNESSES[@]}"; do
     [[ -n "${IOK_FUZZ_MAX_TIME:-}" ]] && mode+=(-max_total_time="$IOK_FUZZ_MAX_TIME")
     ( cd "$work" && TMPDIR="$work/tmp" "$OUT/fuzz_$h" "${mode[@]}" -runs="$RUNS" -max_len="$maxlen" -timeout="$TIMEOUT" \
           -rss_limit_mb=4096 -artifact_prefix="$work/artifacts/" -print_final_stats=1 corpus > log.txt 2>&1 ) || true
-    rm -f "$work"/fuzz_input_* ; rm -rf "$work/tmp"  # the harness's input files, fork mode's job files
+    rm -rf "$work"/fuzz_input_* "$work/tmp"  # the harness's input files, fork mode's job files
     if [[ "$jobs" -gt 0 ]]; then  # the parent's last status line: "#N: cov: ..."
         execs=$(grep -oE '^#[0-9]+:' "$work/log.txt" | tail -n 1 | tr -dc 0-9)
     else
@@ -177,10 +187,16 @@ for h in "${HARNESSES[@]}"; do
     mkdir -p "$work/stacks"
     for a in "$work"/artifacts/*; do
         [[ -f "$a" ]] || continue
-        ( cd "$work" && timeout $((TIMEOUT + 60)) "$OUT/fuzz_$h" -timeout="$TIMEOUT" -rss_limit_mb=4096 "$a" > "$work/stacks/$(basename "$a").txt" 2>&1 ) || true
-        rm -f "$work"/fuzz_input_*
+        st="$work/stacks/$(basename "$a").txt"
+        for symbolize in 1 0; do
+            sanitizer_env "$symbolize"
+            ( cd "$work" && timeout $((TIMEOUT + 20)) "$OUT/fuzz_$h" -timeout="$TIMEOUT" -rss_limit_mb=4096 "$a" > "$st" 2>&1 ) || true
+            rm -rf "$work"/fuzz_input_*
+            grep -qE '^ *#[0-9]+\|' "$st" && break
+        done
+        sanitizer_env 0
     done
-    python3 "$SRC/tests/fuzz/classify_crashes.py" "$SRC" "$work" > "$work/crashes.txt"
+    python3 "$SRC/tests/fuzz/classify_crashes.py" "$SRC" "$work" "$OUT/fuzz_$h" > "$work/crashes.txt"
     crashes=$(find "$work/artifacts" -maxdepth 1 -type f | wc -l)
     distinct=$(grep -c '^  [^ ]' "$work/crashes.txt" || true)
     row "$h" "$jobs" "${execs:-?}" "$crashes" "$distinct" "$(( $(date +%s) - t0 ))" | tee -a "$SUMMARY.rows"

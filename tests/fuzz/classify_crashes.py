@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Classify the crash inputs of one fuzzing run by whose code crashed.
 
-    classify_crashes.py SRC WORK
+    classify_crashes.py SRC WORK HARNESS_BINARY
 
 bench/fuzz.sh runs every input in WORK/artifacts/ once more through its
 harness and keeps the output in WORK/stacks/<input>.txt, with sanitizer
-stack frames printed as "#N|module|function|file:line".  The owner of a
+stack frames printed as "#N|module|offset|function|file:line" (when the
+sanitizer could not symbolize, frames of the harness binary are looked up
+here with addr2line).  The owner of a
 crash is the first frame that is neither the sanitizer/libFuzzer runtime
 nor the C/C++ runtime: a frame compiled from SRC/src or SRC/tests/fuzz is
 OUR bug; a frame in one of the I/O libraries is that library's.  Inputs
@@ -15,11 +17,12 @@ each ("  " first), ours first, with the smallest reproducer.
 import hashlib
 import os
 import re
+import subprocess
 import sys
 
 LIBRARIES = re.compile(r"^lib(hdf5|adios2|netcdf|pnetcdf)")
 RUNTIME_MODULES = re.compile(r"^(libc\.so|libstdc\+\+|libgcc_s|libm\.so|ld-linux|libasan|libubsan)")
-FRAME = re.compile(r"^\s*#(\d+)\|([^|]*)\|([^|]*)\|(.*)$")
+FRAME = re.compile(r"^\s*#(\d+)\|([^|]*)\|([^|]*)\|([^|]*)\|(.*)$")
 
 
 def kind_of(text):
@@ -49,8 +52,8 @@ def short(func):
 def owner_of(frames, src, binary):
     """(owner, where) of the first frame that is not runtime."""
     ours = (os.path.join(src, "src") + os.sep, os.path.join(src, "tests", "fuzz") + os.sep)
-    for _, module, func, loc in frames:
-        func = short(func)
+    for module, func, loc, offset in frames:
+        func = short(func) if func else ""
         base = os.path.basename(module)
         path = loc.rsplit(":", 1)[0]
         if path.startswith(ours):
@@ -58,20 +61,37 @@ def owner_of(frames, src, binary):
             return ("OUR" if path.startswith(ours[0]) else "OUR (harness)"), f"{func} {rel}"
         m = LIBRARIES.match(base)
         if m:
+            if not func:
+                return "lib" + m.group(1), f"{base}+{offset}"
             return "lib" + m.group(1), f"{func} ({base}; name from its exported symbols)"
         if RUNTIME_MODULES.match(base) or os.path.realpath(module) == os.path.realpath(binary) or not module:
             continue  # sanitizer/libFuzzer runtime, inlined library headers, libc
-        return base.split(".so")[0], f"{func} ({base})"
+        return base.split(".so")[0], f"{func} ({base})" if func else f"{base}+{offset}"
     return "unknown", "no frame outside the runtime"
 
 
-def first_stack(text):
-    """The frames of the first stack trace in the output."""
+def addr2line(module, offset):
+    """(function, file:line) of an address in a module, inlined frames first."""
+    try:
+        out = subprocess.run(["addr2line", "-C", "-i", "-f", "-e", module, offset],
+                             capture_output=True, text=True, timeout=30).stdout.splitlines()
+    except (OSError, subprocess.SubprocessError):
+        return [("", "")]
+    return list(zip(out[0::2], out[1::2])) or [("", "")]
+
+
+def first_stack(text, binary):
+    """(module, function, file:line, offset) of each frame of the first stack trace."""
     frames, started = [], False
     for line in text.splitlines():
         m = FRAME.match(line)
         if m:
-            frames.append(m.groups())
+            _, module, offset, func, loc = m.groups()
+            unnamed = func in ("", "??", "<null>")
+            if unnamed and module and os.path.realpath(module) == binary:
+                frames += [(module, f, l, offset) for f, l in addr2line(module, offset)]
+            else:
+                frames.append((module, "" if unnamed else func, loc, offset))
             started = True
         elif started:
             break
@@ -79,14 +99,7 @@ def first_stack(text):
 
 
 def main():
-    src, work = (os.path.realpath(a) for a in sys.argv[1:3])
-    binary = None
-    log = os.path.join(work, "log.txt")
-    if os.path.exists(log):
-        m = re.search(r"^(\S*fuzz_\w+)", open(log, errors="replace").read(), re.M)
-        binary = m.group(1) if m else None
-    harness = os.path.basename(work)
-    binary = binary or os.path.join(os.path.dirname(os.path.dirname(work)), "fuzz_" + harness)
+    src, work, binary = (os.path.realpath(a) for a in sys.argv[1:4])
     art = os.path.join(work, "artifacts")
     groups = {}
     for name in sorted(os.listdir(art)) if os.path.isdir(art) else []:
@@ -98,7 +111,7 @@ def main():
             key = ("unreproduced", name.split("-")[0] + " that did not happen again on a re-run", "")
         else:
             ubsan = re.search(r"^(\S+?):(\d+):\d+: runtime error", text, re.M)
-            owner, where = owner_of(first_stack(text), src, binary)
+            owner, where = owner_of(first_stack(text, binary), src, binary)
             if ubsan and ubsan.group(1).startswith(os.path.join(src, "src")):
                 owner, where = "OUR", os.path.relpath(ubsan.group(1), src) + ":" + ubsan.group(2)
             key = (owner, kind, where)
