@@ -164,6 +164,27 @@ sanitizer_env() {  # $1: 1 to symbolize
 IOK_ASAN_OPTIONS="${ASAN_OPTIONS:-}"
 sanitizer_env 0
 
+# Fork mode: kill a job that has used no CPU for 60 s.  libFuzzer's own
+# timeout handler can deadlock in a harness with threads (ADIOS2 runs one):
+# the job then waits for ever and the whole run with it.
+watchdog() {  # $1: pid of the fork-mode parent
+    local -A last since
+    local sh p t now
+    while sleep 10; do
+        now=$(date +%s)
+        for sh in $(pgrep -P "$1" || true); do
+            for p in $(pgrep -P "$sh" || true); do
+                t=$(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null) || continue
+                if [[ "${last[$p]:-}" != "$t" ]]; then
+                    last[$p]=$t; since[$p]=$now
+                elif (( now - ${since[$p]} >= 60 )); then
+                    kill -9 "$p" 2>/dev/null && echo "fuzz.sh: killed job process $p (no CPU for 60 s: a hang libFuzzer's timeout did not end)"
+                fi
+            done
+        done
+    done
+}
+
 SUMMARY="$OUT/summary.txt"; : > "$SUMMARY.rows"
 row() { printf '%-16s %5s %12s %8s %9s %8s\n' "$@"; }
 row harness fork executions crashes distinct seconds
@@ -175,8 +196,12 @@ for h in "${HARNESSES[@]}"; do
     jobs=$(fork_jobs "$h")
     mode=(); [[ "$jobs" -gt 0 ]] && mode=(-fork="$jobs" -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1)
     [[ -n "${IOK_FUZZ_MAX_TIME:-}" ]] && mode+=(-max_total_time="$IOK_FUZZ_MAX_TIME")
-    ( cd "$work" && TMPDIR="$work/tmp" "$OUT/fuzz_$h" "${mode[@]}" -runs="$RUNS" -max_len="$maxlen" -timeout="$TIMEOUT" \
-          -rss_limit_mb=4096 -artifact_prefix="$work/artifacts/" -print_final_stats=1 corpus > log.txt 2>&1 ) || true
+    ( cd "$work" && TMPDIR="$work/tmp" exec "$OUT/fuzz_$h" "${mode[@]}" -runs="$RUNS" -max_len="$maxlen" -timeout="$TIMEOUT" \
+          -rss_limit_mb=4096 -artifact_prefix="$work/artifacts/" -print_final_stats=1 corpus > log.txt 2>&1 ) &
+    fuzzer=$! wd=""
+    [[ "$jobs" -gt 0 ]] && { watchdog "$fuzzer" >> "$work/watchdog.txt" 2>&1 & wd=$!; }
+    wait "$fuzzer" || true
+    [[ -n "$wd" ]] && { kill "$wd" 2>/dev/null || true; wait "$wd" 2>/dev/null || true; }
     rm -rf "$work"/fuzz_input_* "$work/tmp"  # the harness's input files, fork mode's job files
     if [[ "$jobs" -gt 0 ]]; then  # the parent's last status line: "#N: cov: ..."
         execs=$(grep -oE '^#[0-9]+:' "$work/log.txt" | tail -n 1 | tr -dc 0-9)
@@ -197,6 +222,7 @@ for h in "${HARNESSES[@]}"; do
         sanitizer_env 0
     done
     python3 "$SRC/tests/fuzz/classify_crashes.py" "$SRC" "$work" "$OUT/fuzz_$h" > "$work/crashes.txt"
+    [[ -s "$work/watchdog.txt" ]] && echo "    (and $(wc -l < "$work/watchdog.txt") job(s) killed hung after a timeout: $work/watchdog.txt)" >> "$work/crashes.txt"
     crashes=$(find "$work/artifacts" -maxdepth 1 -type f | wc -l)
     distinct=$(grep -c '^  [^ ]' "$work/crashes.txt" || true)
     row "$h" "$jobs" "${execs:-?}" "$crashes" "$distinct" "$(( $(date +%s) - t0 ))" | tee -a "$SUMMARY.rows"
