@@ -105,7 +105,9 @@ def main():
     for name in sorted(os.listdir(art)) if os.path.isdir(art) else []:
         path = os.path.join(art, name)
         stack_file = os.path.join(work, "stacks", name + ".txt")
-        text = open(stack_file, errors="replace").read() if os.path.exists(stack_file) else ""
+        if not os.path.exists(stack_file):
+            continue  # not re-run (bench/fuzz.sh re-runs the smallest only)
+        text = open(stack_file, errors="replace").read()
         kind = kind_of(text)
         if kind is None:
             key = ("unreproduced", name.split("-")[0] + " that did not happen again on a re-run", "")
