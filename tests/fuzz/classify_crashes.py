@@ -27,9 +27,16 @@ FRAME = re.compile(r"^\s*#(\d+)\|([^|]*)\|([^|]*)\|([^|]*)\|(.*)$")
 
 def kind_of(text):
     """What went wrong, from the first report in the output."""
-    m = re.search(r"ERROR: AddressSanitizer: (attempting [\w -]+|[\w-]+)", text)
+    m = re.search(r"ERROR: AddressSanitizer: ([^\n]*)", text)
     if m:
-        return m.group(1)
+        what = m.group(1)
+        for words, kind in (("requested allocation size", "allocation-size-too-big"),
+                            ("out of memory", "out-of-memory (one allocation)"),
+                            ("attempting double-free", "double-free"),
+                            ("attempting free", "bad-free")):
+            if what.startswith(words):
+                return kind
+        return what.split()[0]
     if "ERROR: LeakSanitizer" in text:
         return "memory leak"
     m = re.search(r"runtime error: ([^\n]{0,80})", text)
