@@ -36,7 +36,7 @@ def kind_of(text):
                             ("attempting free", "bad-free")):
             if what.startswith(words):
                 return kind
-        return what.split()[0]
+        return what.split()[0].rstrip(":")
     if "ERROR: LeakSanitizer" in text:
         return "memory leak"
     m = re.search(r"runtime error: ([^\n]{0,80})", text)
@@ -47,7 +47,7 @@ def kind_of(text):
         return m.group(1)
     m = re.search(r"ERROR: libFuzzer: ([\w -]+)", text)
     if m:
-        return m.group(1).strip()
+        return re.sub(r" after \d+ seconds", "", m.group(1).strip())  # one kind whatever the limit
     return None
 
 
