@@ -4,7 +4,7 @@
 // (offsets, lengths, fill_starts).  The libraries themselves are not
 // instrumented: coverage guides the fuzzer through our probe, readers and
 // validation; a crash inside a library on a mutated file is a finding too.
-// BP4/BP5 maps are directories and are not fuzzed here.
+// BP4/BP5 maps are directories: fuzz_decomp_map_bpdir.cpp.
 #include "fuzz_common.hpp"
 #include "kernels/e3sm/decomp_map.hpp"
 
