@@ -67,6 +67,7 @@ public:
                                 "the file is empty or was not closed by its writer; write it again");
             }
         });
+        check_not_truncated(kind);
     }
     ~Adios2Arrays() override {
         try {
@@ -112,6 +113,52 @@ public:
     }
 
 private:
+    // ADIOS2 2.10 reads a truncated data file forever (its POSIX reader
+    // retries a read that returns 0 bytes at the end of the file: a map cut
+    // short hung every rank, found by fuzzing).  So before any data is
+    // read: the data files must hold at least the bytes the metadata says
+    // the integer arrays have (a lower bound: other variables are not
+    // counted, and nothing is checked when an array is compressed).
+    void check_not_truncated(Container kind) {
+        std::uint64_t need = 0;
+        bool compressed = false;
+        for (const auto& [name, params] : io_.AvailableVariables()) {
+            auto type = params.find("Type");
+            auto shape = params.find("Shape");
+            // Only global arrays: BP5 keeps single values (the dimensions) in its metadata.
+            if (type == params.end() || shape == params.end() || shape->second.empty()) continue;
+            std::uint64_t size = type->second == "int32_t" || type->second == "uint32_t"   ? 4
+                                 : type->second == "int64_t" || type->second == "uint64_t" ? 8
+                                                                                            : 0;
+            if (size == 0) continue;
+            if (type->second == "int32_t") compressed = compressed || !io_.InquireVariable<std::int32_t>(name).Operations().empty();
+            if (type->second == "int64_t") compressed = compressed || !io_.InquireVariable<std::int64_t>(name).Operations().empty();
+            std::uint64_t elements = 1;
+            for (std::size_t at = 0; at < shape->second.size();) {  // "N" or "N, M"
+                std::size_t end = shape->second.find(',', at);
+                if (end == std::string::npos) end = shape->second.size();
+                elements *= std::stoull(shape->second.substr(at, end - at));
+                at = end + 1;
+            }
+            need += elements * size;
+        }
+        if (compressed) return;
+        std::uint64_t have = 0;
+        std::error_code ec;
+        const fs::path dir = kind == Container::Bp3 ? fs::path(path_ + ".dir") : fs::path(path_);
+        if (fs::is_directory(dir, ec)) {
+            for (const auto& e : fs::directory_iterator(dir, ec))
+                if (kind == Container::Bp3 || e.path().filename().string().rfind("data.", 0) == 0)
+                    have += e.is_regular_file(ec) ? e.file_size(ec) : 0;
+        } else {
+            have = fs::file_size(path_, ec);  // BP3 without subfiles: data and metadata in one file
+        }
+        if (have < need)
+            throw Error(path_ + ": truncated: its data files hold " + std::to_string(have) + " bytes, its arrays need " +
+                            std::to_string(need),
+                        "the map was cut short (an interrupted copy?); copy or write it again");
+    }
+
     // The whole variable (a scalar, or a 1-D global array).
     template <class T>
     std::vector<T> get(const std::string& name) {

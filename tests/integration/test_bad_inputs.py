@@ -148,6 +148,15 @@ def _(inp, out, fx):
     return K("e3sm", "-o", out / "f.nc", truncated(fx.g_map_h5, inp / "cut.h5", size // 2))
 
 
+@case("e3sm-map-bp4-truncated-data", "e3sm", "a BP4 map whose data.0 was cut short", "cut.bp", "truncated")
+def _(inp, out, fx):
+    # ADIOS2 2.10 retries a read past the end of a data file forever: this
+    # hung every rank until the reader checked the data files' size first
+    cut = copy(fx.g_map_bp4, inp / "cut.bp")
+    truncated(cut / "data.0", cut / "data.0", 100)
+    return K("e3sm", "-o", out / "f.nc", cut)
+
+
 @case("e3sm-map-bp-empty-dir", "e3sm", "an empty BP4 directory given as map", "x.bp")
 def _(inp, out, fx):
     (inp / "x.bp").mkdir()
@@ -514,6 +523,9 @@ def fx(tmp_path_factory):
     x.g_map_h5 = d / "g.h5"
     subprocess.run([str(mapgen), "--case", "G", "--ncells", "40", "--nlev", "3", "--nprocs", "4", "--format",
                     "hdf5", "-o", x.g_map_h5], check=True, capture_output=True, timeout=120)
+    x.g_map_bp4 = d / "g_bp4.bp"
+    subprocess.run([str(mapgen), "--case", "G", "--ncells", "40", "--nlev", "3", "--nprocs", "4", "--format",
+                    "bp4", "-o", x.g_map_bp4], check=True, capture_output=True, timeout=120)
     # D1.offsets[0] set beyond the array: the map's values edited by netCDF4 in
     # a child process (netCDF4 next to h5py in one process crashes)
     x.g_map_bad_offset = copy(x.g_map, d / "g_bad_offset.nc")
