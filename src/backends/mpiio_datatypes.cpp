@@ -59,13 +59,6 @@ MPI_Datatype make_hindexed(const std::vector<Piece>& pieces, MPI_Datatype unit) 
 
 }  // namespace
 
-std::string mpi_error_text(int code) {
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    if (MPI_Error_string(code, msg, &len) != MPI_SUCCESS) return "MPI error " + std::to_string(code);
-    return std::string(msg, static_cast<std::size_t>(len));
-}
-
 SelectionTypes::~SelectionTypes() { release(); }
 
 void SelectionTypes::release() {

@@ -19,6 +19,7 @@
 #include <string>
 #include <utility>
 
+#include "core/mpi_layer.hpp"  // mpi_error_text, for the users of this header
 #include "model/selection.hpp"
 
 namespace iok {
@@ -62,8 +63,5 @@ private:
     bool permuted_ = false;
     void release();
 };
-
-// "MPI_File_open: No such file or directory" from an MPI error code.
-std::string mpi_error_text(int code);
 
 }  // namespace iok

@@ -22,6 +22,7 @@
 #include "backends/strategy_log_layout.hpp"
 #include "core/collective.hpp"
 #include "core/error.hpp"
+#include "core/mpi_layer.hpp"
 
 namespace iok {
 namespace {
@@ -44,10 +45,7 @@ std::string mpi_library() {
 
 void check_mpi(int err, const std::string& what) {
     if (err == MPI_SUCCESS) return;
-    char msg[MPI_MAX_ERROR_STRING];
-    int n = 0;
-    MPI_Error_string(err, msg, &n);
-    throw Error("log: cannot " + what + " (" + std::string(msg, static_cast<std::size_t>(n)) + ")",
+    throw Error("log: cannot " + what + " (" + mpi_error_text(err) + ")",
                 "check the output directory and free space");
 }
 

@@ -50,4 +50,11 @@ std::string mpi_library_version() {
     return nl == std::string::npos ? s : s.substr(0, nl);
 }
 
+std::string mpi_error_text(int code) {
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(code, msg, &len) != MPI_SUCCESS) return "MPI error " + std::to_string(code);
+    return std::string(msg, static_cast<std::size_t>(len));
+}
+
 }  // namespace iok

@@ -19,4 +19,7 @@ std::string mpiio_layer_from_info(MPI_Info info);
 // The MPI library's version string (first line of MPI_Get_library_version).
 std::string mpi_library_version();
 
+// MPI's text for an error code (MPI_Error_string), "MPI error N" if it has none.
+std::string mpi_error_text(int code);
+
 }  // namespace iok

@@ -13,15 +13,8 @@ namespace iok::noncontig {
 
 namespace {
 
-std::string mpi_text(int rc) {
-    char s[MPI_MAX_ERROR_STRING];
-    int n = 0;
-    MPI_Error_string(rc, s, &n);
-    return std::string(s, static_cast<std::size_t>(n));
-}
-
 void check(int rc, const std::string& what, const std::string& path) {
-    if (rc != MPI_SUCCESS) throw Error(what + " on " + path + " failed: " + mpi_text(rc));
+    if (rc != MPI_SUCCESS) throw Error(what + " on " + path + " failed: " + mpi_error_text(rc));
 }
 
 int as_int(std::uint64_t n, const char* what) {
@@ -106,7 +99,7 @@ IoResult run_noncontig_io(MPI_Comm comm, const IoSetup& s, const std::vector<Run
         int rc = MPI_File_open(comm, s.path.c_str(), MPI_MODE_CREATE | MPI_MODE_RDWR, s.hints, &fh);
         if (rc != MPI_SUCCESS) {
             fh = MPI_FILE_NULL;
-            throw Error("cannot create " + s.path + ": " + mpi_text(rc), "check that the output directory is writable");
+            throw Error("cannot create " + s.path + ": " + mpi_error_text(rc), "check that the output directory is writable");
         }
         check(MPI_File_set_size(fh, 0), "MPI_File_set_size", s.path);
         check(MPI_File_set_view(fh, 0, MPI_BYTE, t.file, "native", MPI_INFO_NULL), "MPI_File_set_view", s.path);

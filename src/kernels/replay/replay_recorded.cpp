@@ -10,21 +10,15 @@
 #include "core/collective.hpp"
 #include "core/error.hpp"
 #include "core/memory.hpp"
+#include "core/mpi_layer.hpp"
 #include "core/pattern.hpp"
 #include "core/stats.hpp"
 
 namespace iok::replay {
 namespace {
 
-std::string mpi_text(int rc) {
-    char s[MPI_MAX_ERROR_STRING];
-    int n = 0;
-    MPI_Error_string(rc, s, &n);
-    return std::string(s, static_cast<std::size_t>(n));
-}
-
 void check(int rc, const std::string& what, const std::string& path) {
-    if (rc != MPI_SUCCESS) throw Error(what + " on " + path + " failed: " + mpi_text(rc), "check the output directory");
+    if (rc != MPI_SUCCESS) throw Error(what + " on " + path + " failed: " + mpi_error_text(rc), "check the output directory");
 }
 
 // The user buffer of one access: `bytes` bytes in one block (MPI_BYTE) or,
