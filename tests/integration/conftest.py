@@ -83,6 +83,20 @@ def _live_children(pid):
     return kids
 
 
+# prterun keeps its session directory in /tmp/prterun.<host>.<pid>.0 and
+# refuses to start ("prte_init() failed ... PMIX_ERR_EXISTS in
+# session_dir.c") when one of that name is left over: a launcher the tests
+# killed leaves its directory, and over a CI run's tens of thousands of
+# processes pids come round again (pid_max 32768; seen once in CI).  Each
+# test process gives its launchers a fresh base directory of their own,
+# removed at exit, so no earlier run's leftovers can collide.
+if "PRTE_MCA_prte_tmpdir_base" not in os.environ:
+    import atexit
+    import tempfile
+    _prte_tmp = tempfile.mkdtemp(prefix="iok-prte-")
+    os.environ["PRTE_MCA_prte_tmpdir_base"] = _prte_tmp
+    atexit.register(shutil.rmtree, _prte_tmp, True)
+
 # How long a launcher may outlive all its ranks before it counts as hung.
 LAUNCHER_GRACE_SECONDS = 30
 
