@@ -315,13 +315,19 @@ def test_e3sm_replay_on_other_libraries_verifies(e3sm_f_capture, tmp_path, backe
     assert sum(f["role"] == "verify" for f in res["files"]) == len(writes)
 
 
-def test_s3d(tmp_path):
+def captured_s3d(tmp_path):
+    """Two S3D checkpoints written on 4 ranks under capture: (trace, the checkpoint paths)."""
     trace = tmp_path / "t.json"
     (tmp_path / "ck").mkdir()
     captured(trace, 4, [BUILD_DIR / "src" / "iokernels", "s3d", "--grid", "12,8,8", "--procs", "2,2,1", "-c", 2,
                         "-k", "-o", tmp_path / "ck"])
     outs = sorted(str(p) for p in (tmp_path / "ck").iterdir())
     assert len(outs) == 2
+    return trace, outs
+
+
+def test_s3d(tmp_path):
+    trace, outs = captured_s3d(tmp_path)
     check_same_layout(trace, outs, tmp_path, 4, "same")
     p, _ = replay(4, trace, tmp_path / "h5", "-a", "hdf5", "-x", "rearrange") if "hdf5" in registered_backends() else (None, None)
     if p is not None:

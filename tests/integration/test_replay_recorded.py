@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import BUILD_DIR, SOURCE_DIR, assert_all_ranks_fail, iok, load_json, mpirun, tool
-from test_capture_replay import captured, file_bytes, flavours_binary, replay, replayed, shape_runs, total
+from test_capture_replay import captured, captured_s3d, file_bytes, flavours_binary, replay, replayed, shape_runs, total
 
 RECORDED = ["--calls", "recorded"]
 SHIM_C = SOURCE_DIR / "tests" / "integration" / "capture" / "corrupt_on_close.c"
@@ -163,12 +163,7 @@ def test_e3sm_f_case_call_by_call(tmp_path):
 
 
 def test_s3d_call_by_call(tmp_path):
-    trace = tmp_path / "t.json"
-    (tmp_path / "ck").mkdir()
-    captured(trace, 4, [BUILD_DIR / "src" / "iokernels", "s3d", "--grid", "12,8,8", "--procs", "2,2,1", "-c", 2,
-                        "-k", "-o", tmp_path / "ck"])
-    outs = sorted(str(p) for p in (tmp_path / "ck").iterdir())
-    assert len(outs) == 2
+    trace, outs = captured_s3d(tmp_path)
     check_recorded(trace, outs, tmp_path, 4, "s3d")
 
 
@@ -192,14 +187,19 @@ def test_corrupted_replay_fails_verification(tmp_path):
     assert "passed" in p.stdout
 
 
+def flavours_trace_to_edit(tmp_path, flavours):
+    """The flavours program captured on 4 ranks: (its output file, its trace as JSON, to be edited)."""
+    out = tmp_path / "flav.dat"
+    trace = tmp_path / "t.json"
+    captured(trace, 4, [flavours, out])
+    return out, load_json(trace)
+
+
 def test_read_of_bytes_not_yet_written_fails(tmp_path, flavours):
     """A trace edited so that rank 0 reads the file before writing it while the
     captured times say the write came first: the recorded read must find
     bytes that do not hold the pattern."""
-    out = tmp_path / "flav.dat"
-    trace = tmp_path / "t.json"
-    captured(trace, 4, [flavours, out])
-    t = load_json(trace)
+    out, t = flavours_trace_to_edit(tmp_path, flavours)
     for rk in t["ranks"]:
         s = rk["sessions"][0]
         rd = s["ops"][-1]
@@ -253,10 +253,7 @@ def test_refusals(tmp_path, flavours):
 def test_file_only_read_is_prepared_then_read_call_by_call(tmp_path, flavours):
     """A file the application opened read-only: its bytes are written first
     (role prepare), then the recorded collective read reads and checks them."""
-    out = tmp_path / "flav.dat"
-    trace = tmp_path / "t.json"
-    captured(trace, 4, [flavours, out])
-    t = load_json(trace)
+    out, t = flavours_trace_to_edit(tmp_path, flavours)
     for rk in t["ranks"]:
         s = rk["sessions"][0]
         rd = s["ops"][-1]
