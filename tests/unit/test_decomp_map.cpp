@@ -4,9 +4,11 @@
 // content that is none of them refused with one message.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
+#include <random>
 
 #include "core/error.hpp"
 #include "formats/array_file.hpp"
@@ -87,6 +89,65 @@ TEST(DecompMap, CoalesceStaysWithinRows) {
     // are not adjacent in that order, {0,2},{2,2} are.
     auto unsorted = coalesce_runs(in, 4, false);
     EXPECT_EQ(unsorted.size(), 4u);
+}
+
+// A rank's runs are sorted segments laid end to end (its map processes'
+// lists); they are merged rather than sorted.  Whatever the segments, the
+// result must be the one a plain sort and coalesce gives.
+TEST(DecompMap, CoalesceOfSortedSegmentsEqualsSortThenCoalesce) {
+    std::mt19937_64 rng(7);
+    for (int segments : {1, 2, 3, 5, 32, 33, 400}) {
+        // distinct cells of 2 elements, rows of 6: some neighbours merge
+        std::vector<std::int64_t> cells(4000);
+        std::iota(cells.begin(), cells.end(), 0);
+        std::shuffle(cells.begin(), cells.end(), rng);
+        std::vector<iok::Run> in;
+        const std::size_t per = cells.size() / static_cast<std::size_t>(segments);
+        for (int k = 0; k < segments; ++k) {
+            std::vector<std::int64_t> seg(cells.begin() + k * per, cells.begin() + (k + 1) * per);
+            std::sort(seg.begin(), seg.end());
+            for (auto c : seg) in.push_back({2 * c, 1 + c % 2});  // lengths 1 and 2: gaps and neighbours
+        }
+        std::vector<iok::Run> expect = in;
+        std::sort(expect.begin(), expect.end(), [](const iok::Run& a, const iok::Run& b) { return a.offset < b.offset; });
+        std::vector<iok::Run> merged;
+        for (const auto& r : expect)
+            if (!merged.empty() && merged.back().offset + merged.back().length == r.offset && r.offset % 6 != 0)
+                merged.back().length += r.length;
+            else
+                merged.push_back(r);
+        const auto got = coalesce_runs(in, 6, true);
+        ASSERT_EQ(got.size(), merged.size()) << segments << " segments";
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            EXPECT_EQ(got[i].offset, merged[i].offset) << segments << " segments, run " << i;
+            EXPECT_EQ(got[i].length, merged[i].length) << segments << " segments, run " << i;
+        }
+    }
+}
+
+// Runs that overlap, are empty or cross a row cannot take the bitmap; the
+// result must still be sort-then-coalesce's, runs kept apart as before.
+TEST(DecompMap, CoalesceKeepsOverlappingEmptyAndRowCrossingRuns) {
+    const auto c = coalesce_runs({{8, 4}, {0, 2}, {10, 1}, {2, 2}}, 6, true);  // {8,4} and {10,1} overlap
+    ASSERT_EQ(c.size(), 3u);
+    EXPECT_EQ(c[0].offset, 0);
+    EXPECT_EQ(c[0].length, 4);
+    EXPECT_EQ(c[1].offset, 8);
+    EXPECT_EQ(c[2].offset, 10);
+    const auto cross = coalesce_runs({{4, 4}, {0, 2}}, 6, true);  // {4,4} crosses the row at 6
+    ASSERT_EQ(cross.size(), 2u);
+    EXPECT_EQ(cross[1].offset, 4);
+    EXPECT_EQ(cross[1].length, 4);
+    const auto empty = coalesce_runs({{3, 0}, {0, 2}}, 6, true);
+    ASSERT_EQ(empty.size(), 2u);
+    EXPECT_EQ(empty[1].length, 0);
+    // long runs spanning whole 64-bit words, cut at rows of 100
+    const auto wide = coalesce_runs({{300, 100}, {0, 100}, {100, 100}, {250, 50}, {200, 50}}, 100, true);
+    ASSERT_EQ(wide.size(), 4u);
+    EXPECT_EQ(wide[2].offset, 200);
+    EXPECT_EQ(wide[2].length, 100);
+    EXPECT_EQ(wide[3].offset, 300);
+    EXPECT_EQ(wide[3].length, 100);
 }
 
 TEST(DecompMap, TinyMapRoundTripAndRankRuns) {

@@ -49,10 +49,13 @@ void print_var_counts(const FileSpec& spec, int ndecomps) {
     t.print();
 }
 
-void print_summary(double prepare_seconds, double write_seconds, bool verified, std::uint64_t mismatches) {
+void print_summary(double prepare_seconds, double map_seconds, double plan_seconds, double write_seconds, bool verified,
+                   std::uint64_t mismatches) {
     TextReport t;
     t.section("summary");
     t.line("Time preparing requests (max)", prepare_seconds, "s");
+    t.line("  reading the map (max)", map_seconds, "s");
+    t.line("  planning requests (max)", plan_seconds, "s");
     if (write_seconds > 0) t.line("Preparing / write time", 100.0 * prepare_seconds / write_seconds, "%", 2);
     if (verified)
         t.line("Verification", mismatches ? "FAILED (" + std::to_string(mismatches) + " elements)" : std::string("passed"));

@@ -23,6 +23,8 @@ void print_var_counts(const FileSpec& spec, int ndecomps);
 
 // `write_seconds`: end-to-end time of the writes, summed over files (0: no
 // write); `verified`: something was read and checked.
-void print_summary(double prepare_seconds, double write_seconds, bool verified, std::uint64_t mismatches);
+// Preparation in total and its parts (map reading and sharing; case and plans).
+void print_summary(double prepare_seconds, double map_seconds, double plan_seconds, double write_seconds, bool verified,
+                   std::uint64_t mismatches);
 
 }  // namespace iok::e3sm
