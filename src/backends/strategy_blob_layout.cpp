@@ -144,16 +144,23 @@ Attr attr_from(const json& j) {
 }  // namespace
 
 json file_spec_to_json(const FileSpec& f) {
-    json j = {{"label", f.label}, {"dims", json::array()}, {"vars", json::array()}, {"attrs", json::array()}};
-    for (const Dim& d : f.dims) j["dims"].push_back({{"name", d.name}, {"length", d.length}, {"unlimited", d.unlimited}});
+    // Arrays built in place and moved in: copying each variable's JSON (with
+    // its attributes) into the array was most of writing an E3SM blob index.
+    json dims = json::array(), vars = json::array(), attrs = json::array();
+    for (const Dim& d : f.dims) dims.push_back({{"name", d.name}, {"length", d.length}, {"unlimited", d.unlimited}});
     for (const VarSpec& v : f.vars) {
-        json jv = {{"name", v.name}, {"type", dtype_name(v.type)}, {"dims", v.dims}, {"decomp", v.decomp},
-                   {"attrs", json::array()}};
+        json va = json::array();
+        for (const Attr& a : v.attrs) va.push_back(attr_json(a));
+        json jv = {{"name", v.name}, {"type", dtype_name(v.type)}, {"dims", v.dims}, {"decomp", v.decomp}};
+        jv["attrs"] = std::move(va);
         if (v.fill_value) jv["fill_value"] = *v.fill_value;
-        for (const Attr& a : v.attrs) jv["attrs"].push_back(attr_json(a));
-        j["vars"].push_back(jv);
+        vars.push_back(std::move(jv));
     }
-    for (const Attr& a : f.global_attrs) j["attrs"].push_back(attr_json(a));
+    for (const Attr& a : f.global_attrs) attrs.push_back(attr_json(a));
+    json j = {{"label", f.label}};
+    j["dims"] = std::move(dims);
+    j["vars"] = std::move(vars);
+    j["attrs"] = std::move(attrs);
     return j;
 }
 

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
+#include <unordered_map>
 
 #include "core/error.hpp"
 
@@ -16,7 +17,12 @@ struct Token {
     int line = 0;
 };
 
-bool is_punct(char c) { return std::strchr("=;,(){}:", c) != nullptr; }
+bool is_punct(char c) {
+    switch (c) {
+        case '=': case ';': case ',': case '(': case ')': case '{': case '}': case ':': return true;
+        default: return false;
+    }
+}
 
 // Splits CDL into words, strings and punctuation; drops comments.
 std::vector<Token> lex(const std::string& s, const std::string& source) {
@@ -37,10 +43,16 @@ std::vector<Token> lex(const std::string& s, const std::string& source) {
             ++i;
             for (;;) {
                 if (i >= s.size()) throw Error(source + ":" + std::to_string(t.line) + ": unterminated string");
+                // plain characters up to the next quote, escape or newline in one append
+                std::size_t j = i;
+                while (j < s.size() && s[j] != '"' && s[j] != '\\' && s[j] != '\n') ++j;
+                t.text.append(s, i, j - i);
+                i = j;
+                if (i >= s.size()) continue;  // reported above
                 char d = s[i++];
                 if (d == '"') break;
-                if (d == '\n') ++line;
-                if (d != '\\') {
+                if (d == '\n') {
+                    ++line;
                     t.text += d;
                     continue;
                 }
@@ -62,7 +74,12 @@ std::vector<Token> lex(const std::string& s, const std::string& source) {
             Token t{Token::Word, "", line};
             while (i < s.size() && !std::isspace(static_cast<unsigned char>(s[i])) && !is_punct(s[i]) && s[i] != '"') {
                 if (s[i] == '\\' && i + 1 < s.size()) ++i;  // escaped character in a name
-                t.text += s[i++];
+                std::size_t j = i + 1;  // the plain characters that follow, in one append
+                while (j < s.size() && !std::isspace(static_cast<unsigned char>(s[j])) && !is_punct(s[j]) && s[j] != '"' &&
+                       s[j] != '\\')
+                    ++j;
+                t.text.append(s, i, j - i);
+                i = j;
             }
             out.push_back(std::move(t));
         }
@@ -114,7 +131,8 @@ public:
                     ++pos_;
                     f.global_attrs.push_back(attribute());
                 } else if (k.kind == Token::Word && peek(1).kind == Token::Punct && peek(1).text == ":") {
-                    int v = f.find_var(k.text);
+                    const auto it = var_ids_.find(k.text);
+                    const int v = it == var_ids_.end() ? -1 : it->second;
                     if (v < 0) fail(k, "attribute of undeclared variable '" + k.text + "'");
                     pos_ += 2;
                     f.vars[v].attrs.push_back(attribute());
@@ -174,7 +192,8 @@ private:
                 if (!end || *end || len[0] == '-') fail(at, "bad length '" + len + "' of dimension " + d.name);
                 d.length = v;
             }
-            if (f.find_dim(d.name) >= 0) fail(at, "dimension '" + d.name + "' declared twice");
+            if (!dim_ids_.emplace(d.name, static_cast<int>(f.dims.size())).second)
+                fail(at, "dimension '" + d.name + "' declared twice");
             f.dims.push_back(std::move(d));
         } while (accept(','));
         punct(';');
@@ -194,7 +213,8 @@ private:
                 do {
                     const Token& dt = peek();
                     std::string dn = word("a dimension name");
-                    int id = f.find_dim(dn);
+                    const auto it = dim_ids_.find(dn);
+                    const int id = it == dim_ids_.end() ? -1 : it->second;
                     if (id < 0) fail(dt, "variable '" + v.name + "' uses undeclared dimension '" + dn + "'");
                     if (!v.dims.empty() && f.dims[id].unlimited)
                         fail(dt, "the unlimited dimension must come first in '" + v.name + "'");
@@ -202,7 +222,8 @@ private:
                 } while (accept(','));
                 punct(')');
             }
-            if (f.find_var(v.name) >= 0) fail(nt, "variable '" + v.name + "' declared twice");
+            if (!var_ids_.emplace(v.name, static_cast<int>(f.vars.size())).second)
+                fail(nt, "variable '" + v.name + "' declared twice");
             f.vars.push_back(std::move(v));
         } while (accept(','));
         punct(';');
@@ -281,6 +302,10 @@ private:
 
     std::vector<Token> t_;
     std::string src_;
+    // name -> index of the dimensions and variables declared so far: an
+    // E3SM header has hundreds of variables and thousands of attributes, and
+    // a linear search per attribute was most of parsing it (issue 19)
+    std::unordered_map<std::string, int> dim_ids_, var_ids_;
     std::size_t pos_ = 0;
 };
 
