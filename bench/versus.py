@@ -26,6 +26,8 @@ Cases (--case, default all whose tool is given):
   e3sm-netcdf4       E3SM F,  4 ranks, -r 1: -a netcdf4 -x canonical
   e3sm-blob-pnetcdf  E3SM F, 16 ranks, -r 5: -a pnetcdf -x blob
   e3sm-blob-adios    E3SM F, 16 ranks, -r 5: -a adios -x blob
+  e3sm-netcdf4-rearrange  E3SM F, 4 ranks, -r 1: seed -a netcdf4 -x canonical, ours -a netcdf4 -x rearrange
+  e3sm-rearrange-vs-blob  E3SM F, 16 ranks, -r 5: seed -a pnetcdf -x blob, ours -a pnetcdf -x rearrange
   vpic               h5bench_write CONFIG FILE vs iokernels vpic CONFIG FILE (the h5bench form; 1-D
                      CONTIG/CONTIG, 4 ranks x --particles x --steps, no emulated compute)
   bdcats             h5bench_read CONFIG FILE vs iokernels bdcats CONFIG FILE, READ_OPTION=FULL, both
@@ -63,8 +65,8 @@ from iokernels.table import format_bytes, render
 
 TOOLS = {"e3sm_io": "--e3sm-io", "h5bench_write": "--h5bench-write", "h5bench_read": "--h5bench-read",
          "s3d_io": "--s3d-io", "gcrm_io": "--gcrm-io", "noncontig_buf": "--noncontig-buf"}
-CASE_NAMES = ("e3sm-pnetcdf", "e3sm-hdf5", "e3sm-netcdf4", "e3sm-blob-pnetcdf", "e3sm-blob-adios", "vpic", "bdcats",
-              "s3d", "gcrm", "noncontig")
+CASE_NAMES = ("e3sm-pnetcdf", "e3sm-hdf5", "e3sm-netcdf4", "e3sm-blob-pnetcdf", "e3sm-blob-adios",
+              "e3sm-netcdf4-rearrange", "e3sm-rearrange-vs-blob", "vpic", "bdcats", "s3d", "gcrm", "noncontig")
 
 
 @dataclass
@@ -116,6 +118,17 @@ def cases(a):
                                    ("e3sm-blob-adios", "adios", "blob", 16, 5)):
         seed, ours = e3(api, x, r)
         out.append(Case(name, f"E3SM F {ranks} ranks -r {r}, {api} {x}", ranks, "e3sm_io", seed, ours))
+    # Issue 19's two cross-strategy goals: the same canonical file written
+    # through -x rearrange beside E3SM-IO's own path (NetCDF-4 canonical, and
+    # PnetCDF blob, which writes subfiles instead of the canonical file).
+    seed, _ = e3("netcdf4", "canonical", 1)
+    _, ours = e3("netcdf4", "rearrange", 1)
+    out.append(Case("e3sm-netcdf4-rearrange", "E3SM F 4 ranks -r 1, netcdf4: seed canonical, ours rearrange", 4,
+                    "e3sm_io", seed, ours, notes=["the same canonical NetCDF-4 file on both sides"]))
+    seed, _ = e3("pnetcdf", "blob", 5)
+    _, ours = e3("pnetcdf", "rearrange", 5)
+    out.append(Case("e3sm-rearrange-vs-blob", "E3SM F 16 ranks -r 5, pnetcdf: seed blob, ours rearrange (canonical)",
+                    16, "e3sm_io", seed, ours, notes=["ours writes the canonical file, the seed its blob subfiles"]))
     out.append(Case("vpic", f"VPIC 1-D CONTIG {a.vpic_ranks} ranks x {a.particles} x {a.steps} steps",
                     a.vpic_ranks, "h5bench_write", ["{cfg}", "{dir}/vpic.h5"], ["vpic", "{cfg}", "{dir}/vpic.h5"]))
     out.append(Case("bdcats", "BDCATS FULL read of that file", a.vpic_ranks, "h5bench_read",
