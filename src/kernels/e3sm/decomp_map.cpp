@@ -424,10 +424,11 @@ std::size_t merge_adjacent(std::vector<Run>& runs, std::size_t begin, std::size_
 }
 
 // Stable LSD radix sort by offset, 11 bits a pass: offsets are below the
-// decomposition's element count, so 2 passes for 4 Mi elements.  A rank's runs
-// are its map processes' sorted lists laid end to end, finely interleaved:
-// std::sort, and merging the lists, mispredicted a branch per run and were
-// the largest CPU item of preparing the ne30 map (~40 % on one rank).
+// decomposition's element count, so 2 passes for 4 Mi elements.  Equal
+// offsets (an invalid map) keep their order.  A rank's runs are its map
+// processes' sorted lists laid end to end, finely interleaved: std::sort, and
+// merging the lists, mispredicted a branch per run (the largest CPU item of
+// preparing the ne30 map).  The fallback when the bitmap below cannot serve.
 void radix_sort_by_offset(std::vector<Run>& runs) {
     std::int64_t max = 0;
     for (const Run& r : runs) max = std::max(max, r.offset);
@@ -442,8 +443,6 @@ void radix_sort_by_offset(std::vector<Run>& runs) {
         runs.swap(other);
     }
 }
-
-}  // namespace
 
 // Sort and coalesce in one: one bit per element between the lowest and the
 // highest offset, set by every run, then read back as runs of set bits cut at
@@ -498,11 +497,13 @@ bool coalesce_by_bitmap(std::vector<Run>& runs, std::int64_t row_length) {
     return true;
 }
 
+}  // namespace
+
 std::vector<Run> coalesce_runs(std::vector<Run> runs, std::int64_t row_length, bool sort) {
     if (sort && coalesce_by_bitmap(runs, row_length)) return runs;
     if (sort && !std::is_sorted(runs.begin(), runs.end(), by_offset)) {
-        // Offsets of a valid map are distinct and non-negative; anything
-        // else takes the comparison sort (length breaks ties, deterministic).
+        // Offsets of a valid map are distinct and non-negative; negative
+        // ones take the comparison sort (length breaks ties, deterministic).
         if (std::any_of(runs.begin(), runs.end(), [](const Run& r) { return r.offset < 0; }))
             std::sort(runs.begin(), runs.end(), by_offset);
         else
