@@ -126,6 +126,16 @@ Attribute Attribute::Ints(std::string name, std::vector<std::int64_t> values) {
     return a;
 }
 
+std::vector<std::int64_t> ArrayReader::read_int_slice(const std::string& name, std::uint64_t start, std::uint64_t count) {
+    std::vector<std::int64_t> all = read_ints(name);
+    if (start > all.size() || count > all.size() - start)
+        throw Error(format() + " array " + name + ": entries [" + std::to_string(start) + ", +" + std::to_string(count) +
+                        ") lie outside its " + std::to_string(all.size()) + " entries",
+                    "the map file is inconsistent; regenerate it");
+    return std::vector<std::int64_t>(all.begin() + static_cast<std::ptrdiff_t>(start),
+                                     all.begin() + static_cast<std::ptrdiff_t>(start + count));
+}
+
 std::unique_ptr<ArrayReader> open_array_file(const std::string& path) {
     const ProbeResult p = probe_container(path);
     switch (p.kind) {

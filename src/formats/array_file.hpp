@@ -42,6 +42,16 @@ public:
     virtual std::vector<std::int64_t> read_ints(const std::string& name) = 0;
     // A numeric global attribute; nullopt when absent or text.
     virtual std::optional<std::vector<std::int64_t>> global_ints(const std::string& name) = 0;
+
+    // Readers that read part of an array without the rest (NetCDF classic:
+    // one pread) say so; ranks then read their own part of a map each
+    // instead of rank 0 reading all of it.  The others read the whole array
+    // here and cut it.  Errors as read_ints.
+    virtual bool reads_slices() const { return false; }
+    // Entries of a 1-D integer array, its data checked to be in the file.
+    virtual std::uint64_t array_length(const std::string& name) { return read_ints(name).size(); }
+    // Entries [start, start + count) of a 1-D integer array as int64.
+    virtual std::vector<std::int64_t> read_int_slice(const std::string& name, std::uint64_t start, std::uint64_t count);
 };
 
 // Opens `path` with the reader its content calls for.  Throws iok::Error:

@@ -21,6 +21,11 @@ public:
     }
     bool has_array(const std::string& name) override { return r_.header().find_var(name) >= 0; }
     std::vector<std::int64_t> read_ints(const std::string& name) override { return r_.read_ints(name); }
+    bool reads_slices() const override { return true; }
+    std::uint64_t array_length(const std::string& name) override { return r_.checked_length(name); }
+    std::vector<std::int64_t> read_int_slice(const std::string& name, std::uint64_t start, std::uint64_t count) override {
+        return r_.read_ints(name, start, count);
+    }
     std::optional<std::vector<std::int64_t>> global_ints(const std::string& name) override {
         const cdf::Attr* a = r_.header().find_gatt(name);
         if (!a || a->type == cdf::NcType::Char) return std::nullopt;

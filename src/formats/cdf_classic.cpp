@@ -420,7 +420,7 @@ const Var& Reader::var_or_throw(const std::string& name) const {
     return h_.vars[id];
 }
 
-std::vector<unsigned char> Reader::read_raw(const Var& v) {
+std::pair<std::uint64_t, std::uint64_t> Reader::checked_slabs(const Var& v) const {
     // Shapes, record counts and offsets come from the header and are not
     // trusted: every product is checked for overflow, and the slabs must lie
     // within the file before anything is allocated.  Their offsets grow with
@@ -441,11 +441,17 @@ std::vector<unsigned char> Reader::read_raw(const Var& v) {
     }
     const std::uint64_t nslabs = rec ? h_.numrecs : 1;
     const std::uint64_t stride = rec ? h_.record_size() : 0;
-    if (nslabs == 0 || slab == 0) return {};
+    if (nslabs == 0 || slab == 0) return {0, 0};
     if (slab > size_ / nslabs) throw truncated(nslabs > kMax / slab ? kMax : slab * nslabs, v.begin);
     if (nslabs - 1 > 0 && stride > (kMax - v.begin) / (nslabs - 1)) throw truncated(slab, kMax);
     for (const std::uint64_t off : {v.begin, v.begin + (nslabs - 1) * stride})
         if (off > size_ || slab > size_ - off) throw truncated(slab, off);
+    return {slab, nslabs};
+}
+
+std::vector<unsigned char> Reader::read_raw(const Var& v) {
+    const auto [slab, nslabs] = checked_slabs(v);
+    const std::uint64_t stride = h_.is_record(v) ? h_.record_size() : 0;
     std::vector<unsigned char> raw(slab * nslabs);
     for (std::uint64_t r = 0; r < nslabs; ++r) {
         in_.clear();
@@ -454,6 +460,36 @@ std::vector<unsigned char> Reader::read_raw(const Var& v) {
         if (!in_) throw Error(path_ + ": read error in variable " + v.name, "check the file is readable");
     }
     return raw;
+}
+
+std::uint64_t Reader::checked_length(const std::string& name) {
+    const Var& v = var_or_throw(name);
+    const auto [slab, nslabs] = checked_slabs(v);
+    return slab * nslabs / type_size(v.type);
+}
+
+std::vector<std::int64_t> Reader::read_ints(const std::string& name, std::uint64_t start, std::uint64_t count) {
+    const Var& v = var_or_throw(name);
+    const std::uint64_t n = checked_length(name);
+    if (start > n || count > n - start)
+        throw Error(path_ + ": entries [" + std::to_string(start) + ", +" + std::to_string(count) + ") lie outside variable " +
+                        v.name + " of " + std::to_string(n) + " entries",
+                    "the map file is inconsistent; regenerate it");
+    const std::size_t esz = type_size(v.type);
+    std::vector<std::int64_t> out(count);
+    if (count == 0) return out;
+    if (h_.is_record(v)) {  // records interleave: the whole variable, cut
+        const auto all = read_ints(name);
+        std::copy(all.begin() + static_cast<std::ptrdiff_t>(start), all.begin() + static_cast<std::ptrdiff_t>(start + count), out.begin());
+        return out;
+    }
+    std::vector<unsigned char> raw(count * esz);
+    in_.clear();
+    in_.seekg(static_cast<std::streamoff>(v.begin + start * esz));
+    in_.read(reinterpret_cast<char*>(raw.data()), static_cast<std::streamsize>(raw.size()));
+    if (!in_) throw Error(path_ + ": read error in variable " + v.name, "check the file is readable");
+    for (std::size_t i = 0; i < count; ++i) out[i] = decode_int(raw.data() + i * esz, v.type);
+    return out;
 }
 
 std::vector<std::int64_t> Reader::read_ints(const std::string& name) {

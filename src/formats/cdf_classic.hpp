@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace iok::cdf {
@@ -87,11 +88,21 @@ public:
     // Whole variable (all records for a record variable), converted.
     // Throws iok::Error when the variable is absent or the file is truncated.
     std::vector<std::int64_t> read_ints(const std::string& var);
+    // Entries [start, start + count) of a variable, converted: one read of
+    // those bytes for a fixed-size variable.  Throws as read_ints, and when
+    // the range lies outside the variable.
+    std::vector<std::int64_t> read_ints(const std::string& var, std::uint64_t start, std::uint64_t count);
+    // Elements of the whole variable, after checking the file holds them all
+    // (the error read_ints would give otherwise).
+    std::uint64_t checked_length(const std::string& var);
     std::vector<double> read_reals(const std::string& var);
     std::string read_text(const std::string& var);
 
 private:
     std::vector<unsigned char> read_raw(const Var& v);
+    // Checks that every slab of v lies in the file; returns the slab's bytes
+    // and their count (records, 1 for a fixed-size variable).
+    std::pair<std::uint64_t, std::uint64_t> checked_slabs(const Var& v) const;
     const Var& var_or_throw(const std::string& name) const;
 
     std::string path_;

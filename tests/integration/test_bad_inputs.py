@@ -173,6 +173,14 @@ def _(inp, out, fx):
     return K("e3sm", "-o", out / "f.nc", fx.g_map_bad_offset)
 
 
+# The last run belongs to the last rank's map processes: with a NetCDF classic
+# map each rank reads and checks its own runs, so only that rank sees it.
+@case("e3sm-map-last-run-out-of-range", "e3sm", "a map whose last offset (the last rank's share) lies beyond its "
+      "array", "process 3, run")
+def _(inp, out, fx):
+    return K("e3sm", "-o", out / "f.nc", fx.g_map_bad_last)
+
+
 @case("e3sm-map-dat", "e3sm", "a PIO .dat text file given as map", "map.dat")
 def _(inp, out, fx):
     return K("e3sm", "-o", out / "f.nc", write_pio_dat(inp / "map.dat", [8], [[1, 2], [3, 4], [5, 6], [7, 8]]))
@@ -534,6 +542,12 @@ def fx(tmp_path_factory):
                     "v = f.variables['D1.offsets']\n"
                     "v[0] = 10**9\n"
                     "f.close()\n", x.g_map_bad_offset], check=True, capture_output=True, text=True, timeout=60)
+    x.g_map_bad_last = copy(x.g_map, d / "g_bad_last.nc")
+    subprocess.run([sys.executable, "-c", "import sys, netCDF4\n"
+                    "f = netCDF4.Dataset(sys.argv[1], 'r+')\n"
+                    "v = f.variables['D1.offsets']\n"
+                    "v[-1] = 10**9\n"
+                    "f.close()\n", x.g_map_bad_last], check=True, capture_output=True, text=True, timeout=60)
     from gen_inputs import mpi_io_test_decomposition
     x.mpi_io_test = d / "decomp.nc"
     mpi_io_test_decomposition(x.mpi_io_test, nprocs=4, array_size=400)

@@ -432,6 +432,60 @@ TEST(MapFormats, EveryFormatRoundTripsTheSameMap) {
     EXPECT_GE(tested, 3);
 }
 
+// Parts of arrays: NetCDF classic reads them alone (ranks then read their
+// own runs of a map); every container gives the same entries as the whole
+// array cut, and refuses a range outside it.
+TEST(MapFormats, SlicesOfArraysEqualTheWholeArrayCut) {
+    const DecompMap m = small_map_with_fill();
+    std::vector<RawOffsets> raw(2);
+    raw[0] = {{3, 0, 2}, {5, 6, 1, 3, 8}};
+    raw[1] = {{2, 1, 2}, {4, 5, 1, 2, 3}};
+    for (const std::string& name : iok::formats::file_format_names()) {
+        const auto fmt = iok::formats::parse_file_format(name);
+        if (!iok::formats::file_format_available(fmt)) continue;
+        const std::string p = iok_test::scratch_path("slices." + name);
+        MapWriteOptions opt;
+        opt.format = fmt;
+        write_decomp_map(p, m, opt, &raw);
+        auto r = iok::formats::open_array_file(p);
+        EXPECT_EQ(r->reads_slices(), name.rfind("cdf", 0) == 0) << name;
+        for (const char* a : {"D1.offsets", "D2.lengths"}) {
+            const auto whole = r->read_ints(a);
+            ASSERT_EQ(r->array_length(a), whole.size()) << name << " " << a;
+            for (std::uint64_t b = 0; b <= whole.size(); ++b)
+                for (std::uint64_t c = 0; b + c <= whole.size(); ++c)
+                    EXPECT_EQ(r->read_int_slice(a, b, c),
+                              std::vector<std::int64_t>(whole.begin() + static_cast<long>(b), whole.begin() + static_cast<long>(b + c)))
+                        << name << " " << a << " [" << b << ", +" << c << ")";
+            EXPECT_THROW(r->read_int_slice(a, whole.size(), 1), iok::Error) << name;
+            EXPECT_THROW(r->read_int_slice(a, 1, whole.size()), iok::Error) << name;
+        }
+        // a rank's share: the runs of its map processes, as the whole map has them
+        const DecompMap whole = read_decomp_map(p);
+        for (int share = 0; share < 3; ++share) {
+            const DecompMap part = read_decomp_map_share(p, MPI_COMM_WORLD, share, 3);
+            for (std::size_t k = 0; k < whole.decomps.size(); ++k) {
+                const Decomp &w = whole.decomps[k], &d = part.decomps[k];
+                // rank 0 (this process) keeps the whole map unless each rank reads its own runs
+                EXPECT_EQ(d.whole(), !r->reads_slices()) << name;
+                const ProcRange pr = map_procs_of_rank(m.nprocs, share, 3);
+                for (int q = pr.first; q < pr.first + pr.count; ++q)
+                    for (bool fill : {false, true})
+                        EXPECT_EQ(fill ? d.process_fill_runs(q).size() : d.process_runs(q).size(),
+                                  fill ? w.process_fill_runs(q).size() : w.process_runs(q).size())
+                            << name << " D" << k + 1 << " process " << q;
+                for (int q = pr.first; q < pr.first + pr.count; ++q) {
+                    const auto a = d.process_runs(q), b = w.process_runs(q);
+                    for (std::size_t i = 0; i < a.size(); ++i) {
+                        EXPECT_EQ(a[i].offset, b[i].offset) << name << " process " << q << " run " << i;
+                        EXPECT_EQ(a[i].length, b[i].length) << name << " process " << q << " run " << i;
+                    }
+                }
+            }
+        }
+    }
+}
+
 TEST(MapFormats, ContainersAreRecognisedByContentNotName) {
     const DecompMap m = small_map_with_fill();
     for (const std::string& name : {std::string("hdf5"), std::string("netcdf4"), std::string("bp4"), std::string("bp5")}) {

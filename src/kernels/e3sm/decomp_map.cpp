@@ -87,76 +87,106 @@ const char* kHintBadMap = "the map file is corrupt or was not written by dat2nc/
 }  // namespace
 
 // ---- validation ---------------------------------------------------------------
-void validate_decomp_map(const DecompMap& m) {
-    const std::string& f = m.path;
-    if (m.nprocs < 1) throw Error(f + ": decomp_nprocs is " + std::to_string(m.nprocs) + ", must be >= 1", kHintBadMap);
-    if (m.decomps.empty()) throw Error(f + ": the map has no decompositions (num_decomp = 0)", kHintBadMap);
-    for (const Decomp& d : m.decomps) {
-        const std::string where = f + ": " + d.name;
-        if (d.dims.empty()) throw Error(where + ": has no dimensions (" + d.name + ".dims)", kHintBadMap);
-        std::int64_t elems = 1;
-        for (auto x : d.dims) {
-            if (x < 1) throw Error(where + ": dimension lengths must be >= 1, " + d.name + ".dims = " + dims_text(d.dims), kHintBadMap);
-            if (elems > std::numeric_limits<std::int64_t>::max() / x)
-                throw Error(where + ": array of " + dims_text(d.dims) + " elements overflows 64 bits", kHintBadMap);
-            elems *= x;
-        }
-        if (static_cast<int>(d.nreqs.size()) != m.nprocs || d.fill_starts.size() != d.nreqs.size() ||
-            d.first.size() != d.nreqs.size())
-            throw Error(where + ": " + d.name + ".nreqs has " + std::to_string(d.nreqs.size()) +
-                            " entries but decomp_nprocs is " + std::to_string(m.nprocs),
+namespace {
+
+std::int64_t checked_elements(const std::string& where, const Decomp& d) {
+    if (d.dims.empty()) throw Error(where + ": has no dimensions (" + d.name + ".dims)", kHintBadMap);
+    std::int64_t elems = 1;
+    for (auto x : d.dims) {
+        if (x < 1) throw Error(where + ": dimension lengths must be >= 1, " + d.name + ".dims = " + dims_text(d.dims), kHintBadMap);
+        if (elems > std::numeric_limits<std::int64_t>::max() / x)
+            throw Error(where + ": array of " + dims_text(d.dims) + " elements overflows 64 bits", kHintBadMap);
+        elems *= x;
+    }
+    return elems;
+}
+
+// Everything but the runs: shape, per-process counts, fill starts and the
+// run index; `entries` is how many runs the file holds (Dk.offsets).
+void validate_header(const DecompMap& m, const Decomp& d, std::int64_t entries) {
+    const std::string where = m.path + ": " + d.name;
+    checked_elements(where, d);
+    if (static_cast<int>(d.nreqs.size()) != m.nprocs || d.fill_starts.size() != d.nreqs.size() ||
+        d.first.size() != d.nreqs.size())
+        throw Error(where + ": " + d.name + ".nreqs has " + std::to_string(d.nreqs.size()) +
+                        " entries but decomp_nprocs is " + std::to_string(m.nprocs),
+                    kHintBadMap);
+    std::int64_t total = 0;
+    for (int p = 0; p < m.nprocs; ++p) {
+        if (d.nreqs[p] < 0)
+            throw Error(where + ", process " + std::to_string(p) + ": negative nreqs " + std::to_string(d.nreqs[p]), kHintBadMap);
+        total += d.nreqs[p];
+    }
+    if (total != entries)
+        throw Error(where + ": the nreqs of all processes sum to " + std::to_string(total) + " but " + d.name +
+                        ".total_nreqs is " + std::to_string(entries),
+                    kHintBadMap);
+    for (int p = 0; p < m.nprocs; ++p) {
+        if (d.fill_starts[p] < 0 || d.fill_starts[p] > d.nreqs[p])
+            throw Error(where + ", process " + std::to_string(p) + ": fill_starts " + std::to_string(d.fill_starts[p]) +
+                            " is outside [0, nreqs = " + std::to_string(d.nreqs[p]) + "]",
                         kHintBadMap);
-        if (d.offsets.size() != d.lengths.size())
-            throw Error(where + ": " + std::to_string(d.offsets.size()) + " offsets but " +
-                            std::to_string(d.lengths.size()) + " lengths",
-                        kHintBadMap);
-        std::int64_t total = 0;
-        for (int p = 0; p < m.nprocs; ++p) {
-            if (d.nreqs[p] < 0)
-                throw Error(where + ", process " + std::to_string(p) + ": negative nreqs " + std::to_string(d.nreqs[p]), kHintBadMap);
-            total += d.nreqs[p];
-        }
-        if (total != static_cast<std::int64_t>(d.offsets.size()))
-            throw Error(where + ": the nreqs of all processes sum to " + std::to_string(total) + " but " + d.name +
-                            ".total_nreqs is " + std::to_string(d.offsets.size()),
-                        kHintBadMap);
-        const std::int64_t row = d.row_length();
-        // Messages are built only when a check fails: building them for every
-        // run made validation the largest part of reading an ne30 map (issue 19).
-        for (int p = 0; p < m.nprocs; ++p) {
-            auto wp_of = [&] { return where + ", process " + std::to_string(p); };
-            if (d.fill_starts[p] < 0 || d.fill_starts[p] > d.nreqs[p]) {
-                const std::string wp = wp_of();
-                throw Error(wp + ": fill_starts " + std::to_string(d.fill_starts[p]) + " is outside [0, nreqs = " +
-                                std::to_string(d.nreqs[p]) + "]",
+        if (d.first[p] != (p ? d.first[p - 1] + d.nreqs[p - 1] : 0))
+            throw Error(where + ", process " + std::to_string(p) + ": inconsistent run index", kHintBadMap);
+    }
+}
+
+// The runs of map processes [pr.first, pr.first + pr.count), wherever d
+// holds them (d.first[p] indexes d.offsets: the whole map, or a share).
+void validate_runs(const DecompMap& m, const Decomp& d, ProcRange pr) {
+    const std::string where = m.path + ": " + d.name;
+    const std::int64_t elems = checked_elements(where, d), row = d.row_length();
+    // Messages are built only when a check fails: building them for every
+    // run made validation the largest part of reading an ne30 map (issue 19).
+    for (int p = pr.first; p < pr.first + pr.count; ++p) {
+        for (std::int64_t i = 0; i < d.nreqs[p]; ++i) {
+            const std::int64_t off = d.offsets[d.first[p] + i], len = d.lengths[d.first[p] + i];
+            auto wr = [&] {
+                return where + ", process " + std::to_string(p) + ", run " + std::to_string(i) + " (offset " +
+                       std::to_string(off) + ", length " + std::to_string(len) + ")";
+            };
+            if (len < 1) throw Error(wr() + ": length must be >= 1", kHintBadMap);
+            if (off < 0 || off >= elems || len > elems - off)
+                throw Error(wr() + ": outside the " + std::to_string(elems) + " elements of the array " + dims_text(d.dims),
                             kHintBadMap);
-            }
-            if (d.first[p] != (p ? d.first[p - 1] + d.nreqs[p - 1] : 0))
-                throw Error(wp_of() + ": inconsistent run index", kHintBadMap);
-            for (std::int64_t i = 0; i < d.nreqs[p]; ++i) {
-                const std::int64_t off = d.offsets[d.first[p] + i], len = d.lengths[d.first[p] + i];
-                auto wr = [&] {
-                    return wp_of() + ", run " + std::to_string(i) + " (offset " + std::to_string(off) + ", length " +
-                           std::to_string(len) + ")";
-                };
-                if (len < 1) throw Error(wr() + ": length must be >= 1", kHintBadMap);
-                if (off < 0 || off >= elems || len > elems - off)
-                    throw Error(wr() + ": outside the " + std::to_string(elems) + " elements of the array " +
-                                    dims_text(d.dims),
-                                kHintBadMap);
-                if (off % row + len > row)
-                    throw Error(wr() + ": crosses a row of the fastest dimension (length " + std::to_string(row) +
-                                    " in " + dims_text(d.dims) + ")",
-                                "runs must be broken where offset % " + std::to_string(row) +
-                                    " == 0; convert the .dat files again with dat2nc");
-            }
+            if (off % row + len > row)
+                throw Error(wr() + ": crosses a row of the fastest dimension (length " + std::to_string(row) + " in " +
+                                dims_text(d.dims) + ")",
+                            "runs must be broken where offset % " + std::to_string(row) +
+                                " == 0; convert the .dat files again with dat2nc");
         }
     }
 }
 
+void validate_top(const DecompMap& m) {
+    const std::string& f = m.path;
+    if (m.nprocs < 1) throw Error(f + ": decomp_nprocs is " + std::to_string(m.nprocs) + ", must be >= 1", kHintBadMap);
+    if (m.decomps.empty()) throw Error(f + ": the map has no decompositions (num_decomp = 0)", kHintBadMap);
+}
+
+}  // namespace
+
+void validate_decomp_map(const DecompMap& m) {
+    validate_top(m);
+    for (const Decomp& d : m.decomps) {
+        if (d.offsets.size() != d.lengths.size())
+            throw Error(m.path + ": " + d.name + ": " + std::to_string(d.offsets.size()) + " offsets but " +
+                            std::to_string(d.lengths.size()) + " lengths",
+                        kHintBadMap);
+        validate_header(m, d, static_cast<std::int64_t>(d.offsets.size()));
+        validate_runs(m, d, ProcRange{0, m.nprocs});
+    }
+}
+
 // ---- reading -------------------------------------------------------------------
-DecompMap read_decomp_map(const std::string& path) {
-    std::unique_ptr<formats::ArrayReader> r = formats::open_array_file(path);
+namespace {
+
+// The map from an open reader.  Without `runs`, Dk.offsets and Dk.lengths are
+// not read, only checked to be whole in the file, and the map is validated
+// but for its runs (read_decomp_map_share's ranks read and check their own).
+DecompMap read_map(formats::ArrayReader& reader, const std::string& path, bool runs) {
+    formats::ArrayReader* r = &reader;
+    std::vector<std::int64_t> entries;  // per decomposition: runs in the file
     DecompMap m;
     m.path = path;
     auto dim_len = [&](const std::string& name) -> std::int64_t {
@@ -204,17 +234,37 @@ DecompMap read_decomp_map(const std::string& path) {
                 throw Error(where + ": " + d.name + ".fill_starts is missing while D1.fill_starts exists", kHintBadMap);
             d.fill_starts = d.nreqs;  // seed format: every run is real
         }
-        d.offsets = r->read_ints(d.name + ".offsets");
-        d.lengths = r->read_ints(d.name + ".lengths");
-        if (static_cast<std::int64_t>(d.offsets.size()) != total || static_cast<std::int64_t>(d.lengths.size()) != total)
+        std::uint64_t noff = 0, nlen = 0;
+        if (runs) {
+            d.offsets = r->read_ints(d.name + ".offsets");
+            d.lengths = r->read_ints(d.name + ".lengths");
+            noff = d.offsets.size(), nlen = d.lengths.size();
+        } else {
+            noff = r->array_length(d.name + ".offsets");
+            nlen = r->array_length(d.name + ".lengths");
+        }
+        if (static_cast<std::int64_t>(noff) != total || static_cast<std::int64_t>(nlen) != total)
             throw Error(where + ": " + d.name + ".offsets/lengths do not have " + d.name + ".total_nreqs = " +
                             std::to_string(total) + " entries",
                         kHintBadMap);
+        entries.push_back(total);
         compute_first(d);
         m.decomps.push_back(std::move(d));
     }
-    validate_decomp_map(m);
+    if (runs) {
+        validate_decomp_map(m);
+    } else {
+        validate_top(m);
+        for (std::size_t k = 0; k < m.decomps.size(); ++k) validate_header(m, m.decomps[k], entries[k]);
+    }
     return m;
+}
+
+}  // namespace
+
+DecompMap read_decomp_map(const std::string& path) {
+    std::unique_ptr<formats::ArrayReader> r = formats::open_array_file(path);
+    return read_map(*r, path, true);
 }
 
 namespace {
@@ -277,17 +327,22 @@ void bcast_string(std::string& s, MPI_Comm comm) {
 namespace {
 
 // Rank 0 reads the map and packs it (pack_runs: with the runs); every rank
-// learns whether that worked, and throws rank 0's error if not.
+// learns whether that worked, and throws rank 0's error if not.  With
+// `sliced` non-null, a container that reads parts of arrays (NetCDF classic)
+// is read without its runs (each rank reads its own) and *sliced says so on
+// every rank.
 void read_on_rank0(const std::string& path, MPI_Comm comm, bool pack_runs, DecompMap& m,
-                   std::vector<std::int64_t>& packed) {
+                   std::vector<std::int64_t>& packed, bool* sliced = nullptr) {
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
-    int failed = 0;
+    int failed = 0, slices = 0;
     std::string what, hint;
     if (rank == 0) {
         try {
-            m = read_decomp_map(path);
-            packed = pack(m, pack_runs);
+            std::unique_ptr<formats::ArrayReader> r = formats::open_array_file(path);
+            slices = sliced && r->reads_slices();
+            m = read_map(*r, path, !slices);
+            packed = pack(m, pack_runs && !slices);
         } catch (const Error& e) {
             failed = 1;
             what = e.what();
@@ -302,7 +357,10 @@ void read_on_rank0(const std::string& path, MPI_Comm comm, bool pack_runs, Decom
         }
     }
     // Status first, so that a bad file fails every rank with the same message.
-    MPI_Bcast(&failed, 1, MPI_INT, 0, comm);
+    int status[2] = {failed, slices};
+    MPI_Bcast(status, 2, MPI_INT, 0, comm);
+    failed = status[0];
+    if (sliced) *sliced = status[1] != 0;
     if (failed) {
         bcast_string(what, comm);
         bcast_string(hint, comm);
@@ -337,6 +395,34 @@ void recv_pieces(std::int64_t* data, std::size_t n, MPI_Comm comm, std::vector<M
 
 }  // namespace
 
+// Each writing rank reads its own map processes' runs (one slice of each
+// Dk.offsets and Dk.lengths: they are consecutive) and checks them; rank 0
+// read and checked everything else.  The reading is spread over the ranks
+// instead of rank 0 reading all of it and sending it out (ne30 map, 16 ranks:
+// rank 0 spent 68 ms of CPU while the others waited).  A failure here is one
+// rank's: the caller's collective_step agrees on it (no collective follows).
+namespace {
+void read_own_runs(const std::string& path, DecompMap& m, int share_rank, int share_size) {
+    std::unique_ptr<formats::ArrayReader> r = share_rank < 0 ? nullptr : formats::open_array_file(path);
+    for (auto& d : m.decomps) {
+        const int nmap = static_cast<int>(d.nreqs.size());
+        d.held = share_rank < 0 ? ProcRange{} : map_procs_of_rank(nmap, share_rank, share_size);
+        const std::int64_t start = d.held.count ? d.first[d.held.first] : 0;
+        std::int64_t n = 0;
+        for (int p = d.held.first; p < d.held.first + d.held.count; ++p) {
+            d.first[p] = n;  // local index: this rank holds its own processes' runs only
+            n += d.nreqs[p];
+        }
+        if (n > 0) {
+            const auto b = static_cast<std::uint64_t>(start), c = static_cast<std::uint64_t>(n);
+            d.offsets = r->read_int_slice(d.name + ".offsets", b, c);
+            d.lengths = r->read_int_slice(d.name + ".lengths", b, c);
+        }
+        validate_runs(m, d, d.held);
+    }
+}
+}  // namespace
+
 DecompMap read_decomp_map_collective(const std::string& path, MPI_Comm comm) {
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
@@ -354,8 +440,14 @@ DecompMap read_decomp_map_share(const std::string& path, MPI_Comm comm, int shar
     MPI_Comm_size(comm, &size);
     DecompMap m;
     std::vector<std::int64_t> packed;
-    read_on_rank0(path, comm, false, m, packed);
+    bool sliced = false;
+    read_on_rank0(path, comm, false, m, packed, &sliced);
     bcast_packed(packed, comm);
+    if (sliced) {
+        if (rank != 0) m = unpack(packed, path, false);
+        read_own_runs(path, m, share_rank, share_size);
+        return m;
+    }
     std::vector<int> shares(static_cast<std::size_t>(size));
     MPI_Gather(&share_rank, 1, MPI_INT, shares.data(), 1, MPI_INT, 0, comm);
     if (rank != 0) m = unpack(packed, path, false);

@@ -72,10 +72,13 @@ DecompMap read_decomp_map_collective(const std::string& path, MPI_Comm comm);
 // Collective over `comm`, for a run in which share_size ranks write: every
 // rank gets each decomposition's dims and per-process counts, but only the
 // runs of the map processes it writes (map_procs_of_rank(N, share_rank,
-// share_size); share_rank < 0: none).  Rank 0 reads, validates and keeps the
-// whole map and sends each rank its slice: an ne30 map of 512 processes on
-// 16 ranks moves and holds 1/16 of its runs per rank instead of all of them.
-// Failures as read_decomp_map_collective.
+// share_size); share_rank < 0: none).  A NetCDF classic map: rank 0 reads
+// and validates all but the runs, then every rank reads and validates its own
+// runs (one slice per array).  Other containers: rank 0 reads, validates and
+// keeps the whole map and sends each rank its slice.  Either way an ne30 map
+// of 512 processes on 16 ranks holds 1/16 of its runs per rank.  Failures as
+// read_decomp_map_collective; a bad run of one rank's share fails that rank
+// only, so call it inside collective_step (e3sm does).
 DecompMap read_decomp_map_share(const std::string& path, MPI_Comm comm, int share_rank, int share_size);
 
 // Checks an in-memory map (also used by the tools before writing one).
