@@ -39,12 +39,6 @@ Stat get_stat(const double*& p) {
     return s;
 }
 
-void bcast_string(MPI_Comm comm, int root, std::string& s) {
-    int len = static_cast<int>(s.size());
-    MPI_Bcast(&len, 1, MPI_INT, root, comm);
-    s.resize(static_cast<std::size_t>(len));
-    MPI_Bcast(s.data(), len, MPI_CHAR, root, comm);
-}
 
 nlohmann::json stat_json(const Stat& s) { return {{"min", s.min}, {"max", s.max}, {"mean", s.mean}}; }
 
@@ -61,7 +55,25 @@ void FileMetrics::broadcast(MPI_Comm comm, int root) {
         put_stat(v, seconds[static_cast<std::size_t>(p)]);
         v.push_back(ran[static_cast<std::size_t>(p)] ? 1.0 : 0.0);
     }
+    // The strings' lengths travel with the numbers, their bytes in one
+    // second broadcast: two collectives per file instead of eleven.
+    std::string* const texts[] = {&label, &path, &backend, &library, &first_mismatch};
+    std::string chars;
+    for (const std::string* t : texts) {
+        v.push_back(static_cast<double>(t->size()));
+        chars += *t;
+    }
     MPI_Bcast(v.data(), static_cast<int>(v.size()), MPI_DOUBLE, root, comm);
+    std::size_t nchars = 0;
+    for (std::size_t k = 0; k < 5; ++k) nchars += static_cast<std::size_t>(v[v.size() - 5 + k]);
+    chars.resize(nchars);
+    if (nchars) MPI_Bcast(chars.data(), static_cast<int>(nchars), MPI_CHAR, root, comm);
+    std::size_t at = 0;
+    for (std::size_t k = 0; k < 5; ++k) {
+        const auto n = static_cast<std::size_t>(v[v.size() - 5 + k]);
+        texts[k]->assign(chars, at, n);
+        at += n;
+    }
     const double* p = v.data();
     writing = p[0] != 0;
     variables = static_cast<std::uint64_t>(p[1]);
@@ -81,7 +93,6 @@ void FileMetrics::broadcast(MPI_Comm comm, int root) {
         seconds[static_cast<std::size_t>(k)] = get_stat(p);
         ran[static_cast<std::size_t>(k)] = *p++ != 0;
     }
-    for (std::string* s : {&label, &path, &backend, &library, &first_mismatch}) bcast_string(comm, root, *s);
 }
 
 nlohmann::json to_json(const FileMetrics& m) {
