@@ -111,6 +111,17 @@ def copy(src, dst):
     return dst
 
 
+def offset_beyond_array(src, dst, index):
+    """A copy of map `src` whose D1.offsets[index] lies far beyond its array; edited by netCDF4 in a
+    child process (netCDF4 next to h5py in one process crashes)."""
+    copy(src, dst)
+    subprocess.run([sys.executable, "-c", "import sys, netCDF4\n"
+                    "f = netCDF4.Dataset(sys.argv[1], 'r+')\n"
+                    "f.variables['D1.offsets'][int(sys.argv[2])] = 10**9\n"
+                    "f.close()\n", dst, str(index)], check=True, capture_output=True, text=True, timeout=60)
+    return Path(dst)
+
+
 def truncated(src, dst, keep):
     data = Path(src).read_bytes()
     return write(dst, data[:keep if keep >= 0 else len(data) + keep])
@@ -534,20 +545,10 @@ def fx(tmp_path_factory):
     x.g_map_bp4 = d / "g_bp4.bp"
     subprocess.run([str(mapgen), "--case", "G", "--ncells", "40", "--nlev", "3", "--nprocs", "4", "--format",
                     "bp4", "-o", x.g_map_bp4], check=True, capture_output=True, timeout=120)
-    # D1.offsets[0] set beyond the array: the map's values edited by netCDF4 in
-    # a child process (netCDF4 next to h5py in one process crashes)
-    x.g_map_bad_offset = copy(x.g_map, d / "g_bad_offset.nc")
-    subprocess.run([sys.executable, "-c", "import sys, netCDF4\n"
-                    "f = netCDF4.Dataset(sys.argv[1], 'r+')\n"
-                    "v = f.variables['D1.offsets']\n"
-                    "v[0] = 10**9\n"
-                    "f.close()\n", x.g_map_bad_offset], check=True, capture_output=True, text=True, timeout=60)
-    x.g_map_bad_last = copy(x.g_map, d / "g_bad_last.nc")
-    subprocess.run([sys.executable, "-c", "import sys, netCDF4\n"
-                    "f = netCDF4.Dataset(sys.argv[1], 'r+')\n"
-                    "v = f.variables['D1.offsets']\n"
-                    "v[-1] = 10**9\n"
-                    "f.close()\n", x.g_map_bad_last], check=True, capture_output=True, text=True, timeout=60)
+    # D1.offsets[0] (held by rank 0) and D1.offsets[-1] (the last rank's share)
+    # set beyond the array
+    x.g_map_bad_offset = offset_beyond_array(x.g_map, d / "g_bad_offset.nc", 0)
+    x.g_map_bad_last = offset_beyond_array(x.g_map, d / "g_bad_last.nc", -1)
     from gen_inputs import mpi_io_test_decomposition
     x.mpi_io_test = d / "decomp.nc"
     mpi_io_test_decomposition(x.mpi_io_test, nprocs=4, array_size=400)
