@@ -184,8 +184,7 @@ namespace {
 // The map from an open reader.  Without `runs`, Dk.offsets and Dk.lengths are
 // not read, only checked to be whole in the file, and the map is validated
 // but for its runs (read_decomp_map_share's ranks read and check their own).
-DecompMap read_map(formats::ArrayReader& reader, const std::string& path, bool runs) {
-    formats::ArrayReader* r = &reader;
+DecompMap read_map(formats::ArrayReader* r, const std::string& path, bool runs) {
     std::vector<std::int64_t> entries;  // per decomposition: runs in the file
     DecompMap m;
     m.path = path;
@@ -264,7 +263,7 @@ DecompMap read_map(formats::ArrayReader& reader, const std::string& path, bool r
 
 DecompMap read_decomp_map(const std::string& path) {
     std::unique_ptr<formats::ArrayReader> r = formats::open_array_file(path);
-    return read_map(*r, path, true);
+    return read_map(r.get(), path, true);
 }
 
 namespace {
@@ -341,7 +340,7 @@ void read_on_rank0(const std::string& path, MPI_Comm comm, bool pack_runs, Decom
         try {
             std::unique_ptr<formats::ArrayReader> r = formats::open_array_file(path);
             slices = sliced && r->reads_slices();
-            m = read_map(*r, path, !slices);
+            m = read_map(r.get(), path, !slices);
             packed = pack(m, pack_runs && !slices);
         } catch (const Error& e) {
             failed = 1;
@@ -402,19 +401,29 @@ void recv_pieces(std::int64_t* data, std::size_t n, MPI_Comm comm, std::vector<M
 // rank 0 spent 68 ms of CPU while the others waited).  A failure here is one
 // rank's: the caller's collective_step agrees on it (no collective follows).
 namespace {
+// Makes d hold the runs of this rank's map processes (none for share_rank <
+// 0), indexed locally from 0; returns where they start in the whole map's
+// arrays and how many there are.
+struct HeldRuns {
+    std::int64_t start = 0, count = 0;
+};
+HeldRuns hold_share(Decomp& d, int share_rank, int share_size) {
+    d.held = share_rank < 0 ? ProcRange{} : map_procs_of_rank(static_cast<int>(d.nreqs.size()), share_rank, share_size);
+    HeldRuns h;
+    h.start = d.held.count ? d.first[d.held.first] : 0;
+    for (int p = d.held.first; p < d.held.first + d.held.count; ++p) {
+        d.first[p] = h.count;  // local index: this rank holds its own processes' runs only
+        h.count += d.nreqs[p];
+    }
+    return h;
+}
+
 void read_own_runs(const std::string& path, DecompMap& m, int share_rank, int share_size) {
     std::unique_ptr<formats::ArrayReader> r = share_rank < 0 ? nullptr : formats::open_array_file(path);
     for (auto& d : m.decomps) {
-        const int nmap = static_cast<int>(d.nreqs.size());
-        d.held = share_rank < 0 ? ProcRange{} : map_procs_of_rank(nmap, share_rank, share_size);
-        const std::int64_t start = d.held.count ? d.first[d.held.first] : 0;
-        std::int64_t n = 0;
-        for (int p = d.held.first; p < d.held.first + d.held.count; ++p) {
-            d.first[p] = n;  // local index: this rank holds its own processes' runs only
-            n += d.nreqs[p];
-        }
-        if (n > 0) {
-            const auto b = static_cast<std::uint64_t>(start), c = static_cast<std::uint64_t>(n);
+        const HeldRuns h = hold_share(d, share_rank, share_size);
+        if (h.count > 0) {
+            const auto b = static_cast<std::uint64_t>(h.start), c = static_cast<std::uint64_t>(h.count);
             d.offsets = r->read_int_slice(d.name + ".offsets", b, c);
             d.lengths = r->read_int_slice(d.name + ".lengths", b, c);
         }
@@ -467,12 +476,7 @@ DecompMap read_decomp_map_share(const std::string& path, MPI_Comm comm, int shar
             }
             continue;
         }
-        d.held = share_rank < 0 ? ProcRange{} : map_procs_of_rank(nmap, share_rank, share_size);
-        std::int64_t n = 0;
-        for (int p = d.held.first; p < d.held.first + d.held.count; ++p) {
-            d.first[p] = n;  // local index: this rank holds its own processes' runs only
-            n += d.nreqs[p];
-        }
+        const std::int64_t n = hold_share(d, share_rank, share_size).count;
         d.offsets.resize(static_cast<std::size_t>(n));
         d.lengths.resize(static_cast<std::size_t>(n));
         if (n == 0) continue;
@@ -501,39 +505,18 @@ namespace {
 // determinism).
 bool by_offset(const Run& a, const Run& b) { return a.offset < b.offset || (a.offset == b.offset && a.length < b.length); }
 
-// Merges each run of [begin, end) into the kept one before it when they are
-// adjacent and it does not start a row; returns the new end.
-std::size_t merge_adjacent(std::vector<Run>& runs, std::size_t begin, std::size_t end, std::int64_t row_length) {
-    std::size_t kept = begin;
-    for (std::size_t i = begin; i < end; ++i) {
+// Merges each run into the kept one before it when they are adjacent and it
+// does not start a row, in place.
+void merge_adjacent(std::vector<Run>& runs, std::int64_t row_length) {
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
         const Run r = runs[i];
-        if (kept > begin && runs[kept - 1].offset + runs[kept - 1].length == r.offset && r.offset % row_length != 0)
+        if (kept > 0 && runs[kept - 1].offset + runs[kept - 1].length == r.offset && r.offset % row_length != 0)
             runs[kept - 1].length += r.length;
         else
             runs[kept++] = r;
     }
-    return kept;
-}
-
-// Stable LSD radix sort by offset, 11 bits a pass: offsets are below the
-// decomposition's element count, so 2 passes for 4 Mi elements.  Equal
-// offsets (an invalid map) keep their order.  A rank's runs are its map
-// processes' sorted lists laid end to end, finely interleaved: std::sort, and
-// merging the lists, mispredicted a branch per run (the largest CPU item of
-// preparing the ne30 map).  The fallback when the bitmap below cannot serve.
-void radix_sort_by_offset(std::vector<Run>& runs) {
-    std::int64_t max = 0;
-    for (const Run& r : runs) max = std::max(max, r.offset);
-    constexpr int kBits = 11;
-    constexpr std::size_t kBuckets = std::size_t(1) << kBits;
-    std::vector<Run> other(runs.size());
-    for (int shift = 0; shift == 0 || (max >> shift) != 0; shift += kBits) {
-        std::size_t count[kBuckets + 1] = {};
-        for (const Run& r : runs) ++count[((r.offset >> shift) & (kBuckets - 1)) + 1];
-        for (std::size_t k = 1; k <= kBuckets; ++k) count[k] += count[k - 1];
-        for (const Run& r : runs) other[count[(r.offset >> shift) & (kBuckets - 1)]++] = r;
-        runs.swap(other);
-    }
+    runs.resize(kept);
 }
 
 // Sort and coalesce in one: one bit per element between the lowest and the
@@ -593,15 +576,10 @@ bool coalesce_by_bitmap(std::vector<Run>& runs, std::int64_t row_length) {
 
 std::vector<Run> coalesce_runs(std::vector<Run> runs, std::int64_t row_length, bool sort) {
     if (sort && coalesce_by_bitmap(runs, row_length)) return runs;
-    if (sort && !std::is_sorted(runs.begin(), runs.end(), by_offset)) {
-        // Offsets of a valid map are distinct and non-negative; negative
-        // ones take the comparison sort (length breaks ties, deterministic).
-        if (std::any_of(runs.begin(), runs.end(), [](const Run& r) { return r.offset < 0; }))
-            std::sort(runs.begin(), runs.end(), by_offset);
-        else
-            radix_sort_by_offset(runs);
-    }
-    runs.resize(merge_adjacent(runs, 0, runs.size(), row_length));
+    // What the bitmap refuses (invalid maps, runs spread thin over a large
+    // array) takes the comparison sort.
+    if (sort && !std::is_sorted(runs.begin(), runs.end(), by_offset)) std::sort(runs.begin(), runs.end(), by_offset);
+    merge_adjacent(runs, row_length);
     return runs;
 }
 
