@@ -34,8 +34,9 @@ const StrategyInfo& strategy_info(const std::string& name) {
     throw Error("unknown strategy '" + name + "'", "use -x with one of: " + known);
 }
 
-int strategy_count_param(const BackendConfig& cfg, const std::string& key) {
-    const std::string v = cfg.param(key, "0");
+int strategy_count_param(const BackendConfig& cfg, const std::string& key, const std::string& fallback,
+                         const std::string& zero_means) {
+    const std::string v = cfg.param(key, fallback);
     std::size_t used = 0;
     long n = -1;
     try {
@@ -44,7 +45,7 @@ int strategy_count_param(const BackendConfig& cfg, const std::string& key) {
         used = 0;
     }
     if (used != v.size() || n < 0 || n > (1 << 30))
-        throw Error("--param " + key + "=" + v + " is not a count", "give a whole number >= 0 (0 = one per node)");
+        throw Error("--param " + key + "=" + v + " is not a count", "give a whole number >= 0 (0 = " + zero_means + ")");
     return static_cast<int>(n);
 }
 

@@ -47,8 +47,10 @@ const StrategyInfo& strategy_info(const std::string& name);
     }
 
 // The strategies on their own, for the replay tools and unit tests.
-// rearrange: aggregators = number of aggregator ranks, 0 = one per node.
-std::unique_ptr<Backend> make_rearrange_backend(std::unique_ptr<Backend> inner, int aggregators);
+// rearrange: aggregators = number of aggregator ranks, 0 = one per node;
+// batch_bytes = most bytes per rank one exchange carries, 0 = one per variable.
+std::unique_ptr<Backend> make_rearrange_backend(std::unique_ptr<Backend> inner, int aggregators,
+                                                std::int64_t batch_bytes);
 // blob: subfiles = number of subfiles, 0 = one per node.  The output path
 // becomes a directory; see strategy_blob_layout.hpp.
 std::unique_ptr<Backend> make_blob_backend(std::unique_ptr<Backend> inner, int subfiles);
@@ -58,6 +60,9 @@ std::unique_ptr<Backend> make_blob_backend(std::unique_ptr<Backend> inner, int s
 std::unique_ptr<Backend> make_log_backend(int subfiles, MPI_Info hints);
 
 // Reads an integer option >= 0 of a strategy ("rearrange.aggregators").
-int strategy_count_param(const BackendConfig& cfg, const std::string& key);
+// fallback: the value when the key is not given; zero_means: what 0 asks for
+// (said in the error message).
+int strategy_count_param(const BackendConfig& cfg, const std::string& key, const std::string& fallback = "0",
+                         const std::string& zero_means = "one per node");
 
 }  // namespace iok

@@ -2,7 +2,7 @@
 // What a plan will cost a rank before the runner allocates anything: the
 // input of core/resource_check.  Counting follows the runner: one user
 // buffer per (variable, record) request of a write/read call, all of a call's
-// requests allocated at once (runner/buffer_arena.hpp).
+// requests allocated at once (core/buffer_arena.hpp).
 #include <cstdint>
 
 #include "model/plan.hpp"

@@ -13,7 +13,7 @@
 #include "core/pattern.hpp"
 #include "core/phase_timer.hpp"
 #include "core/stats.hpp"
-#include "runner/buffer_arena.hpp"
+#include "core/buffer_arena.hpp"
 
 namespace iok {
 

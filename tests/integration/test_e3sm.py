@@ -256,6 +256,20 @@ def test_rearrange_strategy_verifies_and_matches_canonical(tmp_path, case_maps, 
     iok(3, "e3sm", "-q", "-a", backend, "-r", "2", "-i", out, mapfile)
 
 
+@pytest.mark.parametrize("exchange_kib", ["0", "1"])
+def test_rearrange_exchanges_in_any_batches_write_the_canonical_bytes(tmp_path, case_maps, exchange_kib):
+    """By default a flush's variables travel in one exchange; 0 sends every
+    variable on its own and 1 KiB cuts a flush into many exchanges.  Either
+    way the file is the canonical one, byte for byte, and reads back."""
+    mapfile = case_maps / "map_g_case_16p.nc"
+    canon, _ = run_case(tmp_path, 4, mapfile, "-r", "2", name="c.nc", json_name="c.json")
+    out, res = run_case(tmp_path, 4, mapfile, "-x", "rearrange", "--param", "rearrange.aggregators=2",
+                        "--param", f"rearrange.exchange_kib={exchange_kib}", "-r", "2", "--verify", name="ra.nc")
+    assert res["params"]["backend_params"]["rearrange.exchange_kib"] == exchange_kib
+    assert res["summary"]["verification_mismatches"] == 0
+    assert out.stat().st_size > 100_000 and out.read_bytes() == canon.read_bytes()
+
+
 # ---- every library: write, read back, and a changed value is caught --------
 
 LIBRARIES = {"pnetcdf": ".nc", "hdf5": ".h5", "hdf5_md": ".h5", "netcdf4": ".nc4", "adios": ".bp", "mpiio": ".dat"}

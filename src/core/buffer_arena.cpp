@@ -1,4 +1,4 @@
-#include "runner/buffer_arena.hpp"
+#include "core/buffer_arena.hpp"
 
 #include <sys/mman.h>
 

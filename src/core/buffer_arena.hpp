@@ -1,8 +1,9 @@
 #pragma once
-// User buffers for one flush: every (variable, record) request gets its slice
-// of one allocation, back to back ("contiguous") or with a gap between
-// slices ("noncontiguous", the E3SM -m option), so the library sees the
-// memory layout an application would hand it.
+// Buffers for one flush, re-used by the next: every (variable, record)
+// request gets its slice of one allocation, back to back ("contiguous") or
+// with a gap between slices ("noncontiguous", the E3SM -m option), so the
+// library sees the memory layout an application would hand it.  The
+// rearrange strategy keeps its exchange and aggregation buffers in them.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
