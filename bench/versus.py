@@ -23,6 +23,7 @@ Cases (--case, default all whose tool is given):
 
   e3sm-pnetcdf       E3SM F, 16 ranks, -r 5: e3sm_io -a pnetcdf -x canonical  vs iokernels e3sm (same options)
   e3sm-hdf5          E3SM F, 16 ranks, -r 5: -a hdf5 -x canonical
+  e3sm-hdf5-md       E3SM F, 16 ranks, -r 5: -a hdf5_md -x canonical (HDF5 multi-dataset I/O, same file)
   e3sm-netcdf4       E3SM F,  4 ranks, -r 1: -a netcdf4 -x canonical
   e3sm-blob-pnetcdf  E3SM F, 16 ranks, -r 5: -a pnetcdf -x blob
   e3sm-blob-adios    E3SM F, 16 ranks, -r 5: -a adios -x blob
@@ -65,7 +66,7 @@ from iokernels.table import format_bytes, render
 
 TOOLS = {"e3sm_io": "--e3sm-io", "h5bench_write": "--h5bench-write", "h5bench_read": "--h5bench-read",
          "s3d_io": "--s3d-io", "gcrm_io": "--gcrm-io", "noncontig_buf": "--noncontig-buf"}
-CASE_NAMES = ("e3sm-pnetcdf", "e3sm-hdf5", "e3sm-netcdf4", "e3sm-blob-pnetcdf", "e3sm-blob-adios",
+CASE_NAMES = ("e3sm-pnetcdf", "e3sm-hdf5", "e3sm-hdf5-md", "e3sm-netcdf4", "e3sm-blob-pnetcdf", "e3sm-blob-adios",
               "e3sm-netcdf4-rearrange", "e3sm-rearrange-vs-blob", "vpic", "bdcats", "s3d", "gcrm", "noncontig")
 
 
@@ -113,6 +114,7 @@ def cases(a):
     out = []
     for name, api, x, ranks, r in (("e3sm-pnetcdf", "pnetcdf", "canonical", 16, 5),
                                    ("e3sm-hdf5", "hdf5", "canonical", 16, 5),
+                                   ("e3sm-hdf5-md", "hdf5_md", "canonical", 16, 5),
                                    ("e3sm-netcdf4", "netcdf4", "canonical", 4, 1),
                                    ("e3sm-blob-pnetcdf", "pnetcdf", "blob", 16, 5),
                                    ("e3sm-blob-adios", "adios", "blob", 16, 5)):

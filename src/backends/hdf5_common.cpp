@@ -58,7 +58,7 @@ void Handle::reset() {
 
 hid_t mem_type(DType t) {
     switch (t) {
-        case DType::Char: return H5T_C_S1;  // 1-byte string, the file type of char data
+        case DType::Char: return H5T_NATIVE_CHAR;
         case DType::Byte: return H5T_NATIVE_SCHAR;
         case DType::Short: return H5T_NATIVE_SHORT;
         case DType::Int: return H5T_NATIVE_INT;
@@ -70,11 +70,11 @@ hid_t mem_type(DType t) {
 }
 
 Handle file_type(DType t) {
-    // Copies so that every result can be closed the same way; char is a
-    // 1-byte string like NetCDF-4's NC_CHAR, so h5dump shows text.
+    // Copies so that every result can be closed the same way.  char is an
+    // 8-bit integer, as E3SM-IO's HDF5 driver stores NC_CHAR (H5T_NATIVE_CHAR).
     hid_t base = H5T_IEEE_F64LE;
     switch (t) {
-        case DType::Char: base = H5T_C_S1; break;
+        case DType::Char: base = H5T_STD_I8LE; break;
         case DType::Byte: base = H5T_STD_I8LE; break;
         case DType::Short: base = H5T_STD_I16LE; break;
         case DType::Int: base = H5T_STD_I32LE; break;
@@ -82,12 +82,7 @@ Handle file_type(DType t) {
         case DType::Float: base = H5T_IEEE_F32LE; break;
         case DType::Double: base = H5T_IEEE_F64LE; break;
     }
-    Handle h(check(H5Tcopy(base), "H5Tcopy"), H5Tclose);
-    if (t == DType::Char) {
-        check(H5Tset_size(h, 1), "H5Tset_size");
-        check(H5Tset_strpad(h, H5T_STR_NULLTERM), "H5Tset_strpad");
-    }
-    return h;
+    return Handle(check(H5Tcopy(base), "H5Tcopy"), H5Tclose);
 }
 
 namespace {
@@ -369,19 +364,7 @@ namespace {
 
 void write_attr(hid_t obj, const Attr& a, const std::string& what) {
     const std::string w = "attribute '" + a.name + "' of " + what;
-    if (a.type == DType::Char) {
-        Handle type(check(H5Tcopy(H5T_C_S1), "H5Tcopy " + w), H5Tclose);
-        check(H5Tset_size(type, std::max<std::size_t>(a.text.size(), 1)), "H5Tset_size " + w);
-        check(H5Tset_strpad(type, H5T_STR_NULLTERM), "H5Tset_strpad " + w);
-        Handle space(check(H5Screate(H5S_SCALAR), "H5Screate " + w), H5Sclose);
-        Handle attr(check(H5Acreate2(obj, a.name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT),
-                          "creating " + w),
-                    H5Aclose);
-        std::string text = a.text;
-        text.resize(std::max<std::size_t>(a.text.size(), 1), '\0');
-        check(H5Awrite(attr, type, text.data()), "writing " + w);
-        return;
-    }
+    if (a.type == DType::Char) return write_text_attr(obj, a.name, a.text, what);
     hsize_t n = a.values.size();
     Handle space(check(H5Screate_simple(1, &n, nullptr), "H5Screate " + w), H5Sclose);
     Handle type = file_type(a.type);
@@ -393,6 +376,25 @@ void write_attr(hid_t obj, const Attr& a, const std::string& what) {
 }
 
 }  // namespace
+
+void write_text_attr(hid_t obj, const std::string& name, const std::string& text, const std::string& what) {
+    const std::string w = "attribute '" + name + "' of " + what;
+    Handle type(check(H5Tcopy(H5T_C_S1), "H5Tcopy " + w), H5Tclose);
+    check(H5Tset_size(type, text.size() + 1), "H5Tset_size " + w);
+    check(H5Tset_strpad(type, H5T_STR_NULLTERM), "H5Tset_strpad " + w);
+    Handle space(check(H5Screate(H5S_SCALAR), "H5Screate " + w), H5Sclose);
+    Handle attr(check(H5Acreate2(obj, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT), "creating " + w), H5Aclose);
+    check(H5Awrite(attr, type, text.c_str()), "writing " + w);
+}
+
+void write_dim_attr(hid_t file, const std::string& dim, hsize_t length, const std::string& what) {
+    const std::string w = "attribute '-DIM_" + dim + "' of " + what;
+    Handle space(check(H5Screate(H5S_SCALAR), "H5Screate " + w), H5Sclose);
+    Handle attr(check(H5Acreate2(file, ("-DIM_" + dim).c_str(), H5T_STD_U64LE, space, H5P_DEFAULT, H5P_DEFAULT),
+                      "creating " + w),
+                H5Aclose);
+    check(H5Awrite(attr, H5T_NATIVE_HSIZE, &length), "writing " + w);
+}
 
 namespace {
 
@@ -455,6 +457,8 @@ Handle make_dcpl(const VarSpec& var, const std::vector<hsize_t>& dims, bool reco
         }
         check(H5Pset_fill_time(dcpl, H5D_FILL_TIME_IFSET), "H5Pset_fill_time " + what);
     } else {
+        // no fill value defined at all, as E3SM-IO's HDF5 driver (h5dump -p: H5D_FILL_VALUE_UNDEFINED)
+        check(H5Pset_fill_value(dcpl, mem_type(var.type), nullptr), "H5Pset_fill_value " + what);
         check(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER), "H5Pset_fill_time " + what);
     }
     return dcpl;
@@ -652,6 +656,8 @@ void Hdf5Base::create_record_group(std::int64_t record) {
 void Hdf5Base::define(const FileSpec& spec) {
     spec_ = spec;
     const std::string fw = "file '" + path_ + "'";
+    if (spec.named_dims)  // the record dimension's length is H5S_UNLIMITED, as E3SM-IO stores it
+        for (const Dim& d : spec.dims) write_dim_attr(file_, d.name, d.unlimited ? H5S_UNLIMITED : d.length, fw);
     for (const auto& a : spec.global_attrs) write_attr(file_, a, fw);
     objects_.clear();
     object_dims_.clear();

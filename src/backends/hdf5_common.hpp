@@ -49,7 +49,14 @@ private:
 };
 
 hid_t mem_type(DType t);    // native type of the user buffer (library-owned, do not close)
-Handle file_type(DType t);  // type stored in the file (a copy for char strings)
+Handle file_type(DType t);  // type stored in the file (a copy)
+
+// E3SM-IO's HDF5 layout, shared by the backends and the map writer: text is a
+// scalar fixed-length string holding the C string with its NUL; a dimension
+// is a scalar unsigned 64-bit root attribute "-DIM_<name>" (HDF5 has no
+// dimension objects).  `what` names the file in error messages.
+void write_text_attr(hid_t obj, const std::string& name, const std::string& text, const std::string& what);
+void write_dim_attr(hid_t file, const std::string& dim, hsize_t length, const std::string& what);
 
 // Dataspaces for one put/get.  HDF5 moves the elements of a hyperslab union
 // in file (C) order, while our buffers are packed in block order; when the

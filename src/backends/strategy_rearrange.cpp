@@ -97,6 +97,15 @@ public:
     }
 
     void flush() override {
+        // A refusal below (the library's, e.g. a record written twice) drops
+        // this flush's requests: the file stays usable, as after a refused put.
+        struct Drop {
+            RearrangeFile& f;
+            ~Drop() {
+                f.puts_.clear();
+                f.gets_.clear();
+            }
+        } drop{*this};
         agg_.clear();
         plan(puts_);
         plan(gets_);
@@ -110,8 +119,6 @@ public:
         for (const Queued& q : gets_) inner_->get(q.var, *q.route->agg, q.record, q.agg);
         inner_->flush();
         for_each_batch(gets_, [&](std::size_t b, std::size_t e) { exchange(gets_, b, e, /*to_aggregators=*/false); });
-        puts_.clear();
-        gets_.clear();
     }
 
     void close() override {

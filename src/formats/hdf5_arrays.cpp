@@ -100,12 +100,7 @@ private:
 void put_attr(hid_t obj, const Attribute& a, const std::string& path) {
     const std::string what = path + ": attribute " + a.name;
     if (a.is_text) {
-        Handle t(H5Tcopy(H5T_C_S1), H5Tclose);
-        H5Tset_size(t, a.text.size() + 1);  // E3SM-IO stores the NUL too
-        H5Tset_strpad(t, H5T_STR_NULLTERM);
-        Handle s(H5Screate(H5S_SCALAR), H5Sclose);
-        Handle at(h5::check(H5Acreate2(obj, a.name.c_str(), t, s, H5P_DEFAULT, H5P_DEFAULT), what), H5Aclose);
-        h5::check(H5Awrite(at, t, a.text.c_str()), what);
+        h5::write_text_attr(obj, a.name, a.text, path);
     } else {
         const hsize_t n = a.ints.size();
         Handle s(H5Screate_simple(1, &n, nullptr), H5Sclose);
@@ -135,12 +130,7 @@ void write_hdf5_arrays(const std::string& path, const ArrayFile& f) {
     std::map<std::string, std::uint64_t> dims;
     for (const auto& [name, len] : f.dims) {
         dims[name] = len;
-        Handle s(H5Screate(H5S_SCALAR), H5Sclose);
-        const std::string a = kDimPrefix + name;
-        Handle at(h5::check(H5Acreate2(file, a.c_str(), H5T_STD_U64LE, s, H5P_DEFAULT, H5P_DEFAULT), path + ": " + a),
-                  H5Aclose);
-        const std::uint64_t v = len;
-        h5::check(H5Awrite(at, H5T_NATIVE_UINT64, &v), path + ": " + a);
+        h5::write_dim_attr(file, name, len, path);
     }
     for (const auto& a : f.attrs) put_attr(file, a, path);
     // Contiguous, allocated at creation and never filled, like E3SM-IO's maps.

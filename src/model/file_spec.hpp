@@ -79,6 +79,11 @@ struct FileSpec {
     // File-space alignment hint (HDF5 H5Pset_alignment): objects of at least
     // `align_threshold` bytes start at multiples of `align_bytes`; 0 = none.
     std::uint64_t align_threshold = 0, align_bytes = 0;
+    // The dimensions' names and lengths belong in the file (netCDF's data
+    // model).  False where the application's files name none (h5bench's
+    // particle files): a library without dimension objects (HDF5) then
+    // stores nothing for them.
+    bool named_dims = true;
 
     int record_dim() const;      // index of the unlimited dim, or -1
     int find_dim(const std::string& name) const;   // -1 when absent

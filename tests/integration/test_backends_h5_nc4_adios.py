@@ -117,8 +117,8 @@ def test_h5dump_header(files, name):
     # fixed variable: contiguous
     a = hdr[hdr.index('DATASET "area"'):]
     assert "CONTIGUOUS" in a[:a.index("}", a.index("STORAGE_LAYOUT"))]
-    # attributes as NetCDF would store them: text as fixed-length strings
-    assert re.search(r'ATTRIBUTE "title" \{\s+DATATYPE  H5T_STRING \{\s+STRSIZE 28;', hdr)
+    # text as a fixed-length C string with its NUL (E3SM-IO's HDF5 layout): "iokernels backend round trip" + 1
+    assert re.search(r'ATTRIBUTE "title" \{\s+DATATYPE  H5T_STRING \{\s+STRSIZE 29;', hdr)
     assert re.search(r'ATTRIBUTE "version" \{\s+DATATYPE  H5T_STD_I32LE', hdr)
     for ds in ["P0", "PS", "T", "area", "gid", "ilev", "lev", "mask", "name", "nsteps", "time"]:
         assert f'DATASET "{ds}"' in hdr

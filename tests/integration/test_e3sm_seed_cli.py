@@ -8,6 +8,7 @@ contradicting -x; E3SM-IO's environment variables give notes."""
 import re
 import subprocess
 
+import numpy as np
 import pytest
 
 from conftest import assert_all_ranks_fail, iok, load_json, registered_backends
@@ -81,6 +82,37 @@ def test_seed_api_names_with_another_strategy_are_refused(tmp_path, small_g_map,
     p, out, _ = run(tmp_path, small_g_map, "-a", api, "-x", x, check=False)
     assert_all_ranks_fail(p, f"-a {api}", f"with -x {x}")
     assert not out.exists()
+
+
+def test_hdf5_file_in_e3sm_io_layout(tmp_path, small_g_map):
+    """E3SM-IO's HDF5 driver's file (h5dump of the two agrees but for storage
+    offsets on the F case): the newest format, every dimension a root
+    attribute -DIM_<name> (the record one H5S_UNLIMITED), text attributes
+    with their NUL, char variables 8-bit integers, no fill value defined.
+    Dimensions and texts are those of the PnetCDF file of the same run."""
+    need("hdf5")
+    netCDF4 = pytest.importorskip("netCDF4")
+    _, h5, _ = run(tmp_path, small_g_map, "-a", "hdf5")
+    _, nc, _ = run(tmp_path, small_g_map, "-a", "pnetcdf", name="o.nc")
+    text = subprocess.run(["h5dump", "-B", "-A", "-p", str(h5)], capture_output=True, text=True, check=True).stdout
+    assert "SUPERBLOCK_VERSION 3" in text  # H5F_LIBVER_LATEST, as E3SM-IO creates its files
+    stored = {m[0]: int(m[1]) for m in re.findall(
+        r'ATTRIBUTE "-DIM_(\w+)" \{\s+DATATYPE  H5T_STD_U64LE\s+DATASPACE  SCALAR\s+DATA \{\s+\(0\): (\d+)', text)}
+    with netCDF4.Dataset(nc) as ds:
+        dims = {n: (2**64 - 1 if d.isunlimited() else len(d)) for n, d in ds.dimensions.items()}
+        texts = {n: ds.getncattr(n) for n in ds.ncattrs() if isinstance(ds.getncattr(n), str)}
+        chars = [n for n, v in ds.variables.items() if v.dtype == np.dtype("S1")]
+        nvars = len(ds.variables)
+    assert stored == dims and "Time" in dims
+    root = text[text.index('GROUP "/"'):text.index("DATASET")]
+    assert texts
+    for name, value in texts.items():
+        m = re.search(rf'ATTRIBUTE "{re.escape(name)}" \{{\s+DATATYPE  H5T_STRING \{{\s+STRSIZE (\d+);', root)
+        assert m and int(m[1]) == len(value) + 1, name
+    assert chars
+    for name in chars:
+        assert re.search(rf'DATASET "{name}" \{{\s+DATATYPE  H5T_STD_I8LE', text), name
+    assert text.count("H5D_FILL_VALUE_UNDEFINED") == nvars and text.count("H5D_FILL_TIME_NEVER") == nvars
 
 
 def test_netcdf4(tmp_path, small_g_map):

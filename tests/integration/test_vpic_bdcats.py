@@ -133,6 +133,7 @@ def test_write_pattern_structure_bytes_and_readback(tmp_path, mem, file, nd, ran
             for f in FIELDS:
                 assert shapes[f"/Timestep_{t}/{f}"] == shape, header
     assert f'GROUP "Timestep_{STEPS}"' not in header
+    assert "-DIM_" not in header  # h5bench's files name no dimensions (E3SM's HDF5 files do)
     if (mem, file) == ("INTERLEAVED", "CONTIG"):
         # as h5bench: each field's dataset is a one-member compound
         for f in FIELDS:

@@ -24,6 +24,7 @@ FilePlan particle_plan(const Config& cfg, const Geometry& g, Selection sel) {
     // keeps the record dimension, which HDF5 makes an unlimited, chunked
     // dimension extended by one record per time step.
     if (!cfg.unlimited) s.record_group = "Timestep_";
+    s.named_dims = false;  // h5bench's files hold the datasets only
     s.expected_records = cfg.timesteps;
     if (cfg.align) {
         s.align_threshold = cfg.align_threshold;
