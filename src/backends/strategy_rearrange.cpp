@@ -202,7 +202,7 @@ private:
     // One MPI_Alltoallv for requests [b, e): towards the aggregators (writes)
     // or back from them (reads).  Each peer's block holds the requests in
     // queue order, each request's pieces in route order.
-    void exchange(std::vector<Queued>& queue, std::size_t b, std::size_t e, bool to_aggregators) {
+    void exchange(const std::vector<Queued>& queue, std::size_t b, std::size_t e, bool to_aggregators) {
         const auto n = static_cast<std::size_t>(size_);
         auto out_side = [&](const Queued& q) -> const PeerPieces& { return to_aggregators ? q.route->mine : q.route->agg_side; };
         auto in_side = [&](const Queued& q) -> const PeerPieces& { return to_aggregators ? q.route->agg_side : q.route->mine; };
@@ -230,27 +230,29 @@ private:
         recv_.allocate();
         auto* sendbuf = static_cast<unsigned char*>(send_.data(ss));
         auto* recvbuf = static_cast<unsigned char*>(recv_.data(rs));
-        std::size_t at = 0;
-        for (std::size_t p = 0; p < n; ++p)
-            for (std::size_t i = b; i < e; ++i) {
-                const PeerPieces& side = out_side(queue[i]);
-                const std::size_t esz = queue[i].esz;
-                for (std::size_t k = side.first[p]; k < side.first[p + 1]; ++k) {
-                    const Piece& c = side.pieces[k];
-                    std::memcpy(sendbuf + at, out_buf(queue[i]) + c.pos * esz, c.length * esz);
-                    at += c.length * esz;
-                }
-            }
+        walk(queue, b, e, out_side, [&](const Queued& q, std::size_t pos, std::size_t at, std::size_t bytes) {
+            std::memcpy(sendbuf + at, out_buf(q) + pos, bytes);
+        });
         MPI_Alltoallv(sendbuf, scount.data(), sdispl.data(), MPI_BYTE, recvbuf, rcount.data(),
                       rdispl.data(), MPI_BYTE, comm_);
-        at = 0;
-        for (std::size_t p = 0; p < n; ++p)
+        walk(queue, b, e, in_side, [&](const Queued& q, std::size_t pos, std::size_t at, std::size_t bytes) {
+            std::memcpy(in_buf(q) + pos, recvbuf + at, bytes);
+        });
+    }
+
+    // The pieces of requests [b, e) in exchange order (peer, request, piece):
+    // fn(request, byte position in its buffer, byte offset in the packed
+    // exchange buffer, bytes).
+    template <class Side, class F>
+    void walk(const std::vector<Queued>& queue, std::size_t b, std::size_t e, Side side, F&& fn) const {
+        std::size_t at = 0;
+        for (std::size_t p = 0; p < static_cast<std::size_t>(size_); ++p)
             for (std::size_t i = b; i < e; ++i) {
-                const PeerPieces& side = in_side(queue[i]);
+                const PeerPieces& pieces = side(queue[i]);
                 const std::size_t esz = queue[i].esz;
-                for (std::size_t k = side.first[p]; k < side.first[p + 1]; ++k) {
-                    const Piece& c = side.pieces[k];
-                    std::memcpy(in_buf(queue[i]) + c.pos * esz, recvbuf + at, c.length * esz);
+                for (std::size_t k = pieces.first[p]; k < pieces.first[p + 1]; ++k) {
+                    const Piece& c = pieces.pieces[k];
+                    fn(queue[i], c.pos * esz, at, c.length * esz);
                     at += c.length * esz;
                 }
             }
