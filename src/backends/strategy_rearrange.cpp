@@ -7,12 +7,11 @@
 // reused for every variable and record that shares it.
 //
 // put() only queues: the pieces of every variable posted before a flush
-// travel in one MPI_Alltoallv (a few when they exceed kBatchBytes), so a
-// flush of 400 variables costs a handful of collectives, not two per
-// variable (E3SM F h0 on 16 ranks: 414 puts of a few KiB each per flush).
-// Reads travel back the same way after the library's flush.
-// --param rearrange.exchange_kib bounds the bytes of one exchange;
-// 0 exchanges every variable on its own.
+// travel in one MPI_Alltoallv, so a flush of 400 variables costs a handful
+// of collectives, not two per variable (E3SM F h0 on 16 ranks: 414 puts of
+// a few KiB each per flush).  Reads travel back the same way after the
+// library's flush.  --param rearrange.exchange_kib bounds the bytes of one
+// exchange (more exchanges beyond it); 0 exchanges every variable on its own.
 #include <algorithm>
 #include <climits>
 #include <cstring>
