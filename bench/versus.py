@@ -36,7 +36,7 @@ Cases (--case, default all whose tool is given):
                      suite's values: iokernels bdcats verifies every element it reads)
   s3d                s3d_io.x 100 100 100 2 2 2 1 F DIR vs iokernels s3d -a pnetcdf --grid 100,100,100
                      --procs 2,2,2 -c 5 -o DIR (8 ranks; S3D-IO's default 5 checkpoints)
-  gcrm               gcrm_io zgrd.in vs iokernels gcrm zgrd.in (level 6, ZGrd.CP.lyr.fcfg.one, 16 ranks;
+  gcrm               gcrm_io zgrd.in vs iokernels gcrm zgrd.in (--gcrm-input, default level 5; ZGrd.CP.lyr.fcfg.one, 16 ranks;
                      ../shared/datasets/gcrm copied into each run's directory, output paths pointed there)
   noncontig          noncontig_buf -q -n 100 -o FILE MAP vs iokernels noncontig -q -n 100 -o FILE MAP
                      (../shared/datasets/mpi_io_test/48602x72_512p_D1.nc, 16 ranks)
@@ -101,7 +101,7 @@ def gcrm_setup(a):
         """zgrd.in with its output paths pointed at the run's directory, beside ZGrd.desc and the fcfg."""
         for name in ("ZGrd.desc", a.gcrm_fcfg):
             shutil.copy(src / name, rundir / name)
-        text = (src / "zgrd.in.r6").read_text()
+        text = (src / a.gcrm_input).read_text()
         text = re.sub(r"(?m)^(output_path|cdf_output_path)\s+\S+", lambda m: f"{m.group(1)} {rundir}/", text)
         text = re.sub(r"(?m)^io_config_file\s+\S+", f"io_config_file {a.gcrm_fcfg}", text)
         (rundir / "zgrd.in").write_text(text)
@@ -142,7 +142,7 @@ def cases(a):
     out.append(Case("s3d", f"S3D {a.s3d_grid.replace(',', 'x')} on {a.s3d_procs.replace(',', 'x')}, 5 checkpoints",
                     s3d_ranks, "s3d_io", s3d + ["1", "F", "{dir}"],
                     ["s3d", "-a", "pnetcdf", "--grid", a.s3d_grid, "--procs", a.s3d_procs, "-c", "5", "-o", "{dir}"]))
-    out.append(Case("gcrm", f"GCRM level 6, {a.gcrm_fcfg}, 16 ranks", 16, "gcrm_io", ["zgrd.in"],
+    out.append(Case("gcrm", f"GCRM {a.gcrm_input}, {a.gcrm_fcfg}, 16 ranks", 16, "gcrm_io", ["zgrd.in"],
                     ["gcrm", "zgrd.in", "-a", "pnetcdf", "-o", "{dir}"], setup=gcrm_setup(a)))
     nc_map = str(paths.shared_dir() / "datasets" / "mpi_io_test" / "48602x72_512p_D1.nc")
     out.append(Case("noncontig", "noncontig D1, 100 variables, 16 ranks", 16, "noncontig_buf",
@@ -171,6 +171,9 @@ def arguments():
     p.add_argument("--s3d-procs", default="2,2,2", help="S3D process grid (its product is the ranks)")
     p.add_argument("--gcrm-fcfg", default="ZGrd.CP.lyr.fcfg.one", help="GCRM field configuration from "
                                                                         "../shared/datasets/gcrm")
+    p.add_argument("--gcrm-input", default="zgrd.in",
+                   help="GCRM input from ../shared/datasets/gcrm: zgrd.in (level 5, the seed's sample) or "
+                        "zgrd.in.r6 .. r11 (at level 6 GCRM-IO needs 1.5 GB per rank: 16 ranks exceed 24 GiB)")
     p.add_argument("--io-layer", choices=("romio", "ompio"), default="romio",
                    help="MPI-IO layer of every run (seed, iokernels, raw)")
     p.add_argument("--build-dir", default=None, help="iokernels build (default $IOK_BUILD_DIR or <checkout>/build)")
