@@ -46,7 +46,8 @@ e3sm_mapgen).  iokernels runs with its defaults (it verifies where the kernel ve
 
 Output: per case the median wall time of the seed tool, of iokernels and of raw, the ratio
 iokernels / seed of the medians (< 1: the suite is faster), the median of the back-to-back pair
-ratios, and min-max of each (the noise); everything in RESULTS/versus.json, logs in RESULTS/logs/.
+ratios, and min-max of each (the noise); everything in RESULTS/versus.json, one row per case in
+RESULTS/versus.csv, logs in RESULTS/logs/.
 Exit status: 0 when every run succeeded, 1 otherwise, 2 for usage errors.
 """
 import argparse
@@ -62,7 +63,7 @@ from pathlib import Path
 from benchlib import Bench, main_guard
 from iokernels import launch, paths, results
 from iokernels.errors import UsageError
-from iokernels.table import format_bytes, render
+from iokernels.table import format_bytes, render, to_csv
 
 TOOLS = {"e3sm_io": "--e3sm-io", "h5bench_write": "--h5bench-write", "h5bench_read": "--h5bench-read",
          "s3d_io": "--s3d-io", "gcrm_io": "--gcrm-io", "noncontig_buf": "--noncontig-buf"}
@@ -361,6 +362,24 @@ def table(summaries):
     return render(head, body, numeric=range(1, 10))
 
 
+CSV_FIELDS = ("case", "label", "ranks", "bytes", "seed_median_s", "seed_min_s", "seed_max_s", "iokernels_median_s",
+              "iokernels_min_s", "iokernels_max_s", "raw_median_s", "ratio", "pair_ratio_median", "failed_runs")
+
+
+def csv_rows(summaries):
+    """One row per case, plain numbers (seconds, bytes), for spreadsheets and scripts."""
+    rows = []
+    for s in summaries:
+        row = {k: s[k] for k in ("case", "label", "ranks", "bytes", "ratio", "pair_ratio_median")}
+        for side in ("seed", "iokernels"):
+            for k in ("median", "min", "max"):
+                row[f"{side}_{k}_s"] = s[side].get(k)
+        row["raw_median_s"] = s["raw"].get("median")
+        row["failed_runs"] = sum(1 for r in s["runs"] if r["status"] != "ok")
+        rows.append(row)
+    return rows
+
+
 def default_map(build, results_dir):
     shared = paths.shared_dir() / "datasets" / "e3sm" / "map_f_case_16p.nc"
     if shared.is_file():
@@ -423,9 +442,10 @@ def main():
            "map": map_path, "tools": tools, "iokernels": v.iok, "cases": summaries, "table": text}
     with open(b.results_dir / "versus.json", "w") as f:
         json.dump(doc, f, indent=2)
+    (b.results_dir / "versus.csv").write_text(to_csv(csv_rows(summaries), CSV_FIELDS))
     b.store.index.setdefault("tables", []).append({"title": title, "text": text})
     b.store.save_index()
-    print(f"\nversus: {b.results_dir / 'versus.json'}")
+    print(f"\nversus: {b.results_dir / 'versus.json'} (and versus.csv)")
     failed = any(r["status"] != "ok" for s in summaries for r in s["runs"])
     b.finish()
     return 1 if failed else 0
