@@ -23,7 +23,9 @@ nlohmann::json build_manifest(MPI_Comm comm, const std::vector<std::string>& arg
 nlohmann::json info_to_json(MPI_Info info);
 // One hint's value, or `dflt` when absent or info is MPI_INFO_NULL.
 std::string info_value(MPI_Info info, const std::string& key, const std::string& dflt);
-std::string file_checksum_crc32(const std::string& path);  // zlib CRC-32, hex; "" if unreadable
+// zlib CRC-32 of the whole file, hex, on rank 0 ("" if unreadable; other ranks
+// get "").  Collective: every rank checksums a slice.
+std::string file_checksum_crc32(const std::string& path, MPI_Comm comm);
 int count_nodes(MPI_Comm comm);
 
 // Libraries register how to ask their version (backends do at static-init

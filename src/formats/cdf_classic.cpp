@@ -69,6 +69,38 @@ std::int64_t decode_int(const unsigned char* p, NcType t) {
     return 0;
 }
 
+// n big-endian integers of one width, sign- or zero-extended: one loop per
+// width the compiler vectorises (a byte swap and a widening per lane).
+template <class Stored>
+void decode_be_ints(const unsigned char* p, std::size_t n, std::int64_t* out) {
+    for (std::size_t i = 0; i < n; ++i) {
+        Stored x;
+        std::memcpy(&x, p + i * sizeof x, sizeof x);
+        if constexpr (sizeof x == 2) x = static_cast<Stored>(__builtin_bswap16(static_cast<std::uint16_t>(x)));
+        if constexpr (sizeof x == 4) x = static_cast<Stored>(__builtin_bswap32(static_cast<std::uint32_t>(x)));
+        if constexpr (sizeof x == 8) x = static_cast<Stored>(__builtin_bswap64(static_cast<std::uint64_t>(x)));
+        out[i] = static_cast<std::int64_t>(x);
+    }
+}
+
+// n elements of `type` at p, as int64: decode_int's values, with the type's
+// switch outside the loop (an ne30 map's 7 million offsets and lengths took
+// 19 instructions each through decode_int, 15% of a 1-rank E3SM run under
+// callgrind: issue 19).
+void decode_ints(const unsigned char* p, NcType t, std::size_t n, std::int64_t* out) {
+    switch (t) {
+        case NcType::Short: return decode_be_ints<std::int16_t>(p, n, out);
+        case NcType::UShort: return decode_be_ints<std::uint16_t>(p, n, out);
+        case NcType::Int: return decode_be_ints<std::int32_t>(p, n, out);
+        case NcType::UInt: return decode_be_ints<std::uint32_t>(p, n, out);
+        case NcType::Int64:
+        case NcType::UInt64: return decode_be_ints<std::int64_t>(p, n, out);
+        default: break;  // bytes and reals: rare in maps, one at a time
+    }
+    const std::size_t esz = type_size(t);
+    for (std::size_t i = 0; i < n; ++i) out[i] = decode_int(p + i * esz, t);
+}
+
 double decode_real(const unsigned char* p, NcType t) {
     if (t == NcType::Float) {
         std::uint32_t u = static_cast<std::uint32_t>(get_be(p, 4));
@@ -488,7 +520,7 @@ std::vector<std::int64_t> Reader::read_ints(const std::string& name, std::uint64
     in_.seekg(static_cast<std::streamoff>(v.begin + start * esz));
     in_.read(reinterpret_cast<char*>(raw.data()), static_cast<std::streamsize>(raw.size()));
     if (!in_) throw Error(path_ + ": read error in variable " + v.name, "check the file is readable");
-    for (std::size_t i = 0; i < count; ++i) out[i] = decode_int(raw.data() + i * esz, v.type);
+    decode_ints(raw.data(), v.type, count, out.data());
     return out;
 }
 
@@ -497,7 +529,7 @@ std::vector<std::int64_t> Reader::read_ints(const std::string& name) {
     auto raw = read_raw(v);
     const std::size_t esz = type_size(v.type);
     std::vector<std::int64_t> out(raw.size() / esz);
-    for (std::size_t i = 0; i < out.size(); ++i) out[i] = decode_int(raw.data() + i * esz, v.type);
+    decode_ints(raw.data(), v.type, out.size(), out.data());
     return out;
 }
 

@@ -42,6 +42,11 @@ void write_sample(const std::string& path, int version) {
     if (version == 5) {
         int v64 = w.def_var("big", NcType::Int64, {x});
         w.put_ints(v64, {-5, 1LL << 40, 9});
+        // unsigned types: zero- not sign-extended (the bulk decoder's widening)
+        int vus = w.def_var("ushorts", NcType::UShort, {x});
+        w.put_ints(vus, {65535, 0, 1});
+        int vui = w.def_var("uints", NcType::UInt, {x});
+        w.put_ints(vui, {4294967295LL, 2147483648LL, 7});
     }
     w.write(path);
 }
@@ -71,7 +76,15 @@ TEST_P(CdfRoundTrip, AllTypesAndRecords) {
     EXPECT_EQ(r.read_reals("floats"), (std::vector<double>{0.25, static_cast<double>(-1e20f), 3}));
     if (version == 5) {
         EXPECT_EQ(r.read_ints("big"), (std::vector<std::int64_t>{-5, 1LL << 40, 9}));
+        EXPECT_EQ(r.read_ints("ushorts"), (std::vector<std::int64_t>{65535, 0, 1}));
+        EXPECT_EQ(r.read_ints("uints"), (std::vector<std::int64_t>{4294967295LL, 2147483648LL, 7}));
+        EXPECT_EQ(r.read_ints("big", 1, 2), (std::vector<std::int64_t>{1LL << 40, 9}));
+        EXPECT_EQ(r.read_ints("uints", 0, 2), (std::vector<std::int64_t>{4294967295LL, 2147483648LL}));
     }
+    // slices of each width: one read, the same values as the whole array cut
+    EXPECT_EQ(r.read_ints("ints", 1, 2), (std::vector<std::int64_t>{2, 2147483647}));
+    EXPECT_EQ(r.read_ints("shorts", 0, 1), (std::vector<std::int64_t>{-7}));
+    EXPECT_EQ(r.read_ints("bytes", 1, 1), (std::vector<std::int64_t>{4}));
     // The file ends exactly after the last record.
     EXPECT_EQ(r.file_size(), h.vars[h.find_var("reals")].begin + 2 * h.record_size());
 }
