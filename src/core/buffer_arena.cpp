@@ -8,18 +8,24 @@
 namespace iok {
 
 namespace {
-// Large arenas are prefaulted in one call (MADV_POPULATE_WRITE, Linux 5.14+):
-// the first touch of a 128 MiB read buffer took 32,768 page faults, most of
-// bdcats' "buffer preparation".  They no longer ask for transparent huge
-// pages: with the kernel's default defrag mode ("madvise") an madvised
-// region compacts memory on fault, and bdcats' preparation then varied
-// 0.06-0.87 s from run to run after a large write had filled the page cache
-// (4 ranks x 128 MiB; with the prefault and small pages: 0.10 s, steady).
-// Older kernels refuse the advice: the pages are then faulted on first use.
+// Large arenas are fresh anonymous mappings, prefaulted in one call
+// (MADV_POPULATE_WRITE, Linux 5.14+): the first touch of a 128 MiB read
+// buffer took 32,768 page faults, most of bdcats' "buffer preparation".
+// A mapping, not aligned_alloc, so that its bytes are known to be zero: a
+// read need not poison what cannot hold a previous write's values (bdcats:
+// a second pass over 128 MiB per rank, issue 19).  They do not ask for
+// transparent huge pages: with the kernel's default defrag mode ("madvise")
+// an madvised region compacts memory on fault, and bdcats' preparation then
+// varied 0.06-0.87 s from run to run after a large write had filled the
+// page cache.  Older kernels refuse the advice: the pages are then faulted
+// on first use.
 constexpr std::size_t kLarge = std::size_t(2) << 20;
 }  // namespace
 
-void BufferArena::Free::operator()(unsigned char* p) const { std::free(p); }
+void ArenaFree::operator()(unsigned char* p) const {
+    if (mapped) munmap(p, mapped);
+    else std::free(p);
+}
 
 std::size_t BufferArena::reserve(std::size_t bytes) {
     // keep every slice 8-byte aligned so doubles and int64 are aligned
@@ -35,12 +41,18 @@ bool BufferArena::allocate() {
     const bool large = total_ >= kLarge;
     const std::size_t align = large ? 4096 : 64;
     capacity_ = ((total_ ? total_ : 1) + align - 1) / align * align;  // aligned_alloc wants a multiple
+    if (large) {
+        void* p = mmap(nullptr, capacity_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) throw std::bad_alloc();
+#ifdef MADV_POPULATE_WRITE
+        madvise(p, capacity_, MADV_POPULATE_WRITE);  // advice only: a refusal is no error
+#endif
+        base_ = std::unique_ptr<unsigned char, Free>(static_cast<unsigned char*>(p), Free{capacity_});
+        return true;
+    }
     void* p = std::aligned_alloc(align, capacity_);
     if (!p) throw std::bad_alloc();
-#ifdef MADV_POPULATE_WRITE
-    if (large) madvise(p, capacity_, MADV_POPULATE_WRITE);  // advice only: a refusal is no error
-#endif
-    base_.reset(static_cast<unsigned char*>(p));
+    base_ = std::unique_ptr<unsigned char, Free>(static_cast<unsigned char*>(p), Free{});
     return true;
 }
 

@@ -11,6 +11,12 @@
 
 namespace iok {
 
+// Releases an arena's allocation: munmap for a mapping, free otherwise.
+struct ArenaFree {
+    std::size_t mapped = 0;  // bytes of an mmap'ed allocation; 0: from aligned_alloc
+    void operator()(unsigned char* p) const;
+};
+
 class BufferArena {
 public:
     BufferArena(std::size_t gap_bytes) : gap_(gap_bytes) {}
@@ -19,8 +25,13 @@ public:
     // One allocation for all reserved slices (re-used when it is large
     // enough).  True when it is new: its contents are then unknown (a freed
     // buffer of the same file's write may hold exactly the values a read
-    // expects), so a read must poison it before the library fills it.
+    // expects), so a read must poison it before the library fills it --
+    // unless zeroed().
     bool allocate();
+    // The allocation is an anonymous mapping (large arenas, 2 MiB and up):
+    // when allocate() has just made it, every byte is the kernel's zero,
+    // never a recycled buffer's.
+    bool zeroed() const { return base_.get_deleter().mapped != 0; }
     // Forget the slices, keep the allocation: the next flush of the same file
     // re-uses memory whose pages are already mapped (a fresh allocation per
     // flush paid page faults and kernel zeroing for every byte, every time:
@@ -36,9 +47,7 @@ private:
     std::size_t gap_;
     std::vector<std::size_t> offsets_;
     std::size_t total_ = 0;
-    struct Free {
-        void operator()(unsigned char* p) const;
-    };
+    using Free = ArenaFree;
     std::unique_ptr<unsigned char, Free> base_;
     std::size_t capacity_ = 0;
 };
