@@ -559,6 +559,33 @@ def test_bench_vpic_script(tmp_path):
     assert not data.exists() or not list(data.iterdir())
 
 
+def test_bench_e3sm_prepare_script(tmp_path):
+    """bench/e3sm_prepare.py end to end at toy size (maps of 400 and 800
+    columns x 4 levels, 8 and 16 map processes, 4 ranks, one run each): the
+    maps are generated and kept, each size's numbers are those of its stored
+    run, the growth exponent is printed; a single size is refused."""
+    env = dict(os.environ, IOK_BUILD_DIR=str(BUILD_DIR))
+    cmd = [sys.executable, str(SOURCE_DIR / "bench" / "e3sm_prepare.py"), "--ranks", "4", "--nlev", "4",
+           "--cols-per-process", "50", "--repeat", "1", "--results", str(tmp_path / "res")]
+    p = subprocess.run(cmd + ["--ncols", "400,800"], capture_output=True, text=True, env=env, timeout=900)
+    assert p.returncode == 0, p.stdout + p.stderr
+    out = json.loads((tmp_path / "res" / "e3sm_prepare.json").read_text())
+    assert (out["ranks"], out["io_layer"], out["nlev"]) == (4, "romio", 4)
+    assert [(n["ncol"], n["map_processes"], n["runs"]) for n in out["sizes"]] == [(400, 8, 1), (800, 16, 1)]
+    index = json.loads((tmp_path / "res" / "index.json").read_text())
+    docs = [json.loads((tmp_path / "res" / f"{r['id']}.json").read_text()) for r in index["runs"]]
+    assert [d["suite_run"]["status"] for d in docs] == ["ok", "ok"]
+    for n, d in zip(out["sizes"], docs):
+        assert n["requests_total"] == d["files"][0]["requests"]["total"] > 0
+        assert n["prepare_s"] == d["summary"]["prepare_seconds"]["max"] > 0
+        assert n["write_s"] == pytest.approx(n["prepare_s"] / d["summary"]["prepare_fraction_of_write"])
+        assert (tmp_path / "res" / "maps" / f"F_{n['ncol']}x4_{n['map_processes']}p.nc").is_file()
+    assert re.search(r"preparation grows as requests\^-?\d+\.\d\d over", p.stdout), p.stdout
+    bad = subprocess.run(cmd + ["--ncols", "400", "--results", str(tmp_path / "bad")], capture_output=True,
+                         text=True, env=env, timeout=60)
+    assert bad.returncode == 2 and "two or more --ncols" in bad.stderr, bad.stdout + bad.stderr
+
+
 def test_timeout_and_sigterm_kill_the_whole_launch(tmp_path):
     """A run over its time limit is killed with its process group and recorded
     as a timeout; SIGTERM to the runner takes the running launch down too."""
