@@ -92,6 +92,16 @@ public:
     virtual bool put_struct(const StructBuffer&, const Selection&, std::int64_t /*record*/) { return false; }
     virtual bool get_struct(const StructBuffer&, const Selection&, std::int64_t /*record*/) { return false; }
 
+    // A hint, after create/open and before any put/get: only `rank` (of the
+    // file's communicator) accesses variable `var`; every other rank's
+    // put()/get() of it has an empty selection.  A library whose calls are
+    // collective one by one may then move it with independent I/O on that
+    // rank and make no data call on the others -- what E3SM-IO does for its
+    // variables that are not partitioned (the root writes them alone).  The
+    // calls keep their order and any collective metadata they imply; the
+    // file's bytes are the same.  Ignoring the hint is always correct.
+    virtual void sole_accessor(int /*var*/, int /*rank*/) {}
+
     // The library that moves this file's bytes, as it was opened: "PnetCDF
     // 1.14.0", "Open MPI v5.0.7 (MPI-IO layer romio)".
     virtual std::string library() const = 0;

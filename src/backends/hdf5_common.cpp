@@ -347,9 +347,28 @@ Handle Hdf5Base::make_fapl(MPI_Comm comm) const {
     return fapl;
 }
 
+void Hdf5Base::sole_accessor(int var, int rank) {
+    if (var < 0) return;
+    if (sole_.size() <= static_cast<std::size_t>(var)) sole_.resize(static_cast<std::size_t>(var) + 1, -1);
+    sole_[static_cast<std::size_t>(var)] = rank;
+}
+
+hid_t Hdf5Base::xfer_for(int var) {
+    if (!cfg_.collective || sole_of(var) < 0) return dxpl_;
+    // Parallel HDF5 writes filtered (deflated) chunks collectively only.
+    if (spec_.vars[static_cast<std::size_t>(var)].storage.deflate != 0) return dxpl_;
+    if (dxpl_independent_.get() < 0) {
+        dxpl_independent_ = Handle(check(H5Pcreate(H5P_DATASET_XFER), "H5Pcreate(dxpl)"), H5Pclose);
+        check(H5Pset_dxpl_mpio(dxpl_independent_, H5FD_MPIO_INDEPENDENT), "H5Pset_dxpl_mpio");
+    }
+    return dxpl_independent_;
+}
+
 void Hdf5Base::create(const std::string& path, const FileSpec& spec, MPI_Comm comm) {
     path_ = path;
     spec_ = spec;
+    MPI_Comm_rank(comm, &rank_);
+    sole_.clear();
     Handle fapl = make_fapl(comm);
     file_ = Handle(check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl),
                          "creating file '" + path + "'",
@@ -678,6 +697,8 @@ void Hdf5Base::define(const FileSpec& spec) {
 void Hdf5Base::open(const std::string& path, const FileSpec& spec, MPI_Comm comm, Access access) {
     path_ = path;
     spec_ = spec;
+    MPI_Comm_rank(comm, &rank_);
+    sole_.clear();
     update_ = access == Access::Update;
     Handle fapl = make_fapl(comm);
     file_ = Handle(check(H5Fopen(path.c_str(), update_ ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl), "opening file '" + path + "'",
@@ -855,6 +876,7 @@ void Hdf5Base::close() {
     groups_.clear();
     member_types_.clear();
     dxpl_.reset();
+    dxpl_independent_.reset();
     // Release the handle first so a failing close is not retried by the destructor.
     herr_t rc = H5Fclose(file_.release());
     check(rc, "closing file '" + path_ + "'", "the file system may be full or unreachable");

@@ -169,11 +169,23 @@ protected:
     std::string var_what(int var) const;  // "variable 'T' in file 'x.h5'"
     Handle make_fapl(MPI_Comm comm) const;
 
+    // File::sole_accessor: the rank that alone moves `var`'s data, or -1.
+    void sole_accessor(int var, int rank) override;
+    int sole_of(int var) const {
+        return static_cast<std::size_t>(var) < sole_.size() ? sole_[static_cast<std::size_t>(var)] : -1;
+    }
+    // The transfer list for var: independent for a sole accessor when the
+    // file's transfers are collective (the others make no call), else dxpl_.
+    hid_t xfer_for(int var);
+
     BackendConfig cfg_;
     FileSpec spec_;
     std::string path_;
     Handle file_;
     Handle dxpl_;
+    Handle dxpl_independent_;  // made on first use
+    int rank_ = 0;             // in the file's communicator
+    std::vector<int> sole_;
     TransferCache transfers_;
 
 private:

@@ -24,6 +24,10 @@ struct FilePlan {
     int nrecords = 1;          // records of the record variables
     int flush_every = 1;       // records per flush; 0 = flush once at the end
     std::vector<int> order;    // variable write order (defaults to 0..n-1)
+    // Per variable (same index as spec.vars): the one rank that accesses it,
+    // all others holding empty selections, or -1 (any number of ranks; the
+    // default when empty).  Handed to the backend as File::sole_accessor.
+    std::vector<int> sole_rank;
     std::uint64_t requests = 0;  // this rank's request count (blocks), for the report
     // Mixed into every variable's pattern key: files of one run that share
     // variable names (S3D checkpoints) then hold different data, so reading

@@ -13,6 +13,7 @@ FilePlan contiguous_readback_plan(const FilePlan& written, int rank, int nranks)
     FilePlan p = written;
     p.selection.resize(p.spec.vars.size());
     p.memory_struct.clear();  // packed buffers: the layout read into is ours to choose
+    p.sole_rank.clear();      // every variable is spread over the readers
     p.requests = 0;
     const auto r = static_cast<std::uint64_t>(rank), n = static_cast<std::uint64_t>(nranks);
     for (std::size_t v = 0; v < p.spec.vars.size(); ++v) {

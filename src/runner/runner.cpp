@@ -340,6 +340,8 @@ void FileRun::begin(const std::string& path) {
         timer_.stop();
         records_at_open_ = file_->records();
     });
+    for (std::size_t v = 0; v < plan_.sole_rank.size(); ++v)
+        if (plan_.sole_rank[v] >= 0) file_->sole_accessor(static_cast<int>(v), plan_.sole_rank[v]);
     note_files_open(+1);  // from here a failed step abandons the job (collective.hpp)
     if (writing_) watch_output(path);  // a full disk some ranks never hear of (full_disk_watchdog.hpp)
     if (writing_ && !update_) {

@@ -146,6 +146,58 @@ TEST(Hdf5Backend, ReadingMissingRecordFails) {
     rf->close();
 }
 
+// File::sole_accessor (E3SM-IO's root-only writes): the sole rank moves the
+// data independently -- same file, read back equal -- and a rank that is not
+// it makes no data call but still extends the record dataset; a selection
+// that is not empty there is refused.
+TEST(Hdf5Backend, SoleAccessorWritesAloneAndOthersOnlyExtend) {
+    const std::string path = output_dir() + "/sole.h5";
+    Case c = make_case(path);
+    const int ps = c.spec.find_var("PS");
+    auto w = iok::make_backend("hdf5", config());
+    {
+        const std::unique_ptr<iok::File> f = w->create(path, c.spec, MPI_COMM_WORLD);
+        f->define(c.spec);
+        for (std::size_t v = 0; v < c.spec.vars.size(); ++v) f->sole_accessor(static_cast<int>(v), 0);  // this rank
+        std::vector<std::vector<char>> keep;
+        for (int r = 0; r < kRecords; ++r) {
+            for (std::size_t v = 0; v < c.spec.vars.size(); ++v) {
+                const bool rec = c.spec.vars[v].is_record(c.spec);
+                if (!rec && r > 0) continue;
+                keep.push_back(expected(c, static_cast<int>(v), rec ? r : 0));
+                f->put(static_cast<int>(v), c.sel[v], rec ? r : -1, keep.back().data());
+            }
+            f->flush();
+            keep.clear();
+        }
+        f->close();
+        EXPECT_EQ(f->stats().bytes_put, expected_bytes(c));
+    }
+    expect_file_contents(c, path);
+    auto r = iok::make_backend("hdf5", config());
+    EXPECT_EQ(read_mismatches(*r, c), 0u);
+
+    const std::string other = output_dir() + "/not_sole.h5";
+    Case d = make_case(other);
+    const std::unique_ptr<iok::File> f = w->create(other, d.spec, MPI_COMM_WORLD);
+    f->define(d.spec);
+    f->sole_accessor(ps, 1);  // another rank: this one holds nothing of PS
+    const Selection none(d.spec.fixed_shape(d.spec.vars[static_cast<std::size_t>(ps)]));
+    for (int rec = 0; rec < 3; ++rec) f->put(ps, none, rec, nullptr);
+    EXPECT_EQ(f->stats().calls_put, 0u);  // no H5Dwrite at all
+    std::vector<char> buf = expected(d, ps, 0);
+    try {
+        f->put(ps, d.sel[static_cast<std::size_t>(ps)], 0, buf.data());
+        FAIL() << "elements of another rank's variable were written";
+    } catch (const iok::Error& e) {
+        EXPECT_NE(std::string(e.what()).find("alone"), std::string::npos) << e.what();
+    }
+    f->close();
+    std::vector<hsize_t> dims;
+    raw_read(other, "PS", &dims);
+    EXPECT_EQ(dims, (std::vector<hsize_t>{3, kCol}));  // but every record's extent
+}
+
 // Many reversed blocks: the staging permutation must restore file order.
 TEST(Hdf5Backend, ManyReversedBlocks) {
     const std::uint64_t n = 20000;

@@ -30,6 +30,7 @@ FilePlan make_file_plan(const FileSpec& spec, const DecompMap& map, const PlanSe
     plan.nrecords = s.records;
     plan.flush_every = s.flush_every;
     plan.selection.resize(spec.vars.size());
+    plan.sole_rank.assign(spec.vars.size(), -1);
     if (s.fill) plan.fill_selection.resize(spec.vars.size());
 
     // one selection per (decomposition, shape): variables share it
@@ -41,6 +42,7 @@ FilePlan make_file_plan(const FileSpec& spec, const DecompMap& map, const PlanSe
         const std::uint64_t nrec = v.is_record(spec) ? static_cast<std::uint64_t>(s.records) : 1;
         if (v.decomp < 0) {  // not partitioned: rank 0 writes it whole
             plan.selection[i] = std::make_shared<Selection>(s.io_rank == 0 ? Selection::whole(shape) : Selection(shape));
+            plan.sole_rank[i] = 0;  // as E3SM-IO: the root alone, independently where calls are collective
             if (s.io_rank == 0) requests += nrec;
             continue;
         }
