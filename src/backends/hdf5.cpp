@@ -1,6 +1,7 @@
 // `hdf5` backend: one file per history file, a dataset per variable, and every
 // put() written at once with one H5Dwrite of the whole selection (collective
-// unless --independent).  flush() has nothing pending; with params
+// unless --independent; a variable with a sole accessor, independent on that
+// rank and no call elsewhere, as E3SM-IO writes its unpartitioned variables).  flush() has nothing pending; with params
 // flush=1 it calls H5Fflush so the flush phase includes HDF5's own cache.
 #include <vector>
 
