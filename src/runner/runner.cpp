@@ -192,7 +192,7 @@ bool FileRun::in_struct(int v) const {
 }
 
 void FileRun::prepare(std::vector<Request>& reqs, BufferArena& arena) {
-    const bool fresh = arena.allocate();
+    const bool fresh = arena.allocate(!writing_);  // reads: zero pages, writes: recycled ones
     const bool zeroed = fresh && arena.zeroed();
     for (const Request& q : reqs) {
         const VarSpec& var = plan_.spec.vars[static_cast<std::size_t>(q.var)];
