@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -123,9 +124,12 @@ inline std::vector<char> expected(const Case& c, int var, int rec) {
 }
 
 // Returns the file\'s statistics after close.
-inline iok::BackendStats write_case(iok::Backend& be, const Case& c) {
+// `hints` (if any) is called on the file after define, before any put.
+inline iok::BackendStats write_case(iok::Backend& be, const Case& c,
+                                    const std::function<void(iok::File&)>& hints = {}) {
     const std::unique_ptr<iok::File> f = be.create(c.spec.path, c.spec, MPI_COMM_WORLD);
     f->define(c.spec);
+    if (hints) hints(*f);
     std::vector<std::vector<char>> keep;  // buffers live until flush
     for (int r = 0; r < kRecords; ++r) {
         for (std::size_t v = 0; v < c.spec.vars.size(); ++v) {

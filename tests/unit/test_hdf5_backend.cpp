@@ -155,24 +155,10 @@ TEST(Hdf5Backend, SoleAccessorWritesAloneAndOthersOnlyExtend) {
     Case c = make_case(path);
     const int ps = c.spec.find_var("PS");
     auto w = iok::make_backend("hdf5", config());
-    {
-        const std::unique_ptr<iok::File> f = w->create(path, c.spec, MPI_COMM_WORLD);
-        f->define(c.spec);
-        for (std::size_t v = 0; v < c.spec.vars.size(); ++v) f->sole_accessor(static_cast<int>(v), 0);  // this rank
-        std::vector<std::vector<char>> keep;
-        for (int r = 0; r < kRecords; ++r) {
-            for (std::size_t v = 0; v < c.spec.vars.size(); ++v) {
-                const bool rec = c.spec.vars[v].is_record(c.spec);
-                if (!rec && r > 0) continue;
-                keep.push_back(expected(c, static_cast<int>(v), rec ? r : 0));
-                f->put(static_cast<int>(v), c.sel[v], rec ? r : -1, keep.back().data());
-            }
-            f->flush();
-            keep.clear();
-        }
-        f->close();
-        EXPECT_EQ(f->stats().bytes_put, expected_bytes(c));
-    }
+    const iok::BackendStats st = write_case(*w, c, [&](iok::File& f) {
+        for (std::size_t v = 0; v < c.spec.vars.size(); ++v) f.sole_accessor(static_cast<int>(v), 0);  // this rank
+    });
+    EXPECT_EQ(st.bytes_put, expected_bytes(c));
     expect_file_contents(c, path);
     auto r = iok::make_backend("hdf5", config());
     EXPECT_EQ(read_mismatches(*r, c), 0u);
