@@ -129,8 +129,21 @@ nlohmann::json build_manifest(MPI_Comm comm, const std::vector<std::string>& arg
     MPI_Comm_size(comm, &size);
     MPI_Comm_rank(comm, &rank);
     const int nodes = count_nodes(comm);  // collective: every rank
-    std::vector<std::string> checksums;   // collective too: every rank reads a slice
-    for (const auto& f : inputs) checksums.push_back(file_checksum_crc32(f.path, comm));
+    // Collective too: every rank reads a slice of each input.  Rank 0's list
+    // is the one (a kernel may record its inputs on rank 0 alone: GCRM).
+    std::string names;
+    if (rank == 0)
+        for (const auto& f : inputs) names += f.path + '\0';  // no path holds a NUL
+    long long len = static_cast<long long>(names.size());
+    MPI_Bcast(&len, 1, MPI_LONG_LONG, 0, comm);
+    names.resize(static_cast<std::size_t>(len));
+    MPI_Bcast(names.data(), static_cast<int>(len), MPI_CHAR, 0, comm);
+    std::vector<std::string> checksums;
+    for (std::size_t at = 0; at < names.size();) {
+        const std::size_t end = names.find('\0', at);
+        checksums.push_back(file_checksum_crc32(names.substr(at, end - at), comm));
+        at = end + 1;
+    }
     nlohmann::json m;
     // Only rank 0 writes the result: the other ranks skip the rest (library
     // versions, environment, and above all the inputs' checksums, which every

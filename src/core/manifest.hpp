@@ -14,7 +14,8 @@ struct InputFile {
     std::string path;
 };
 
-// Collective (counts nodes).  `hints` is the info in effect on an output file
+// Collective (counts nodes, checksums rank 0's inputs in slices over the
+// ranks: the other ranks' `inputs` are not read).  `hints` is the info in effect on an output file
 // (may be MPI_INFO_NULL).  The manifest is complete on rank 0 only (the rank
 // that writes the result); other ranks get an empty object.
 nlohmann::json build_manifest(MPI_Comm comm, const std::vector<std::string>& argv,
