@@ -148,10 +148,10 @@ double default_fill_value(DType t) {
 
 FileSpec case_file(const std::string& stem, const DecompMap& m, const CaseOptions& opt) {
     const std::string file = (opt.listing_order ? "listing_" : "") + stem;
-    const EmbeddedCdl& cdl = find_cdl(file);
+    const std::string text(find_cdl(file).text);
     const std::string source = "e3sm case " + file + ".cdl";
-    const Directives dir = read_directives(cdl.text, source);
-    FileSpec f = parse_cdl_header(cdl.text, source);
+    const Directives dir = read_directives(text, source);
+    FileSpec f = parse_cdl_header(text, source);
     f.label = stem.substr(stem.find('_') + 1);
 
     // Which decomposition partitions each variable: a rule by name wins over
