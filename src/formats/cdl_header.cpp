@@ -3,6 +3,8 @@
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <string_view>
 #include <unordered_map>
 
 #include "core/error.hpp"
@@ -13,8 +15,18 @@ namespace {
 
 struct Token {
     enum Kind { Word, String, Punct, End } kind = End;
-    std::string text;  // word text, unescaped string, or the punctuation char
+    // word text, unescaped string, or the punctuation char: a view of the
+    // source text, or of Lexed::unescaped when escapes had to be undone
+    std::string_view text;
     int line = 0;
+};
+
+// The tokens, and the text of those that are not verbatim in the source.
+// Views instead of a string per token: an E3SM header is 15,000 tokens, lexed
+// by every rank of every run (issue 19).
+struct Lexed {
+    std::vector<Token> tokens;
+    std::deque<std::string> unescaped;  // a deque: adding keeps the others in place
 };
 
 bool is_punct(char c) {
@@ -24,16 +36,17 @@ bool is_punct(char c) {
     }
 }
 
-// isspace() of the C locale, inline: the lexer looks at every character of
-// the E3SM headers (84 KB for the F case) on every rank of every run.
+// isspace() of the C locale, inline: the lexer looks at every character.
 inline bool blank(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+inline bool word_char(char c) { return !blank(c) && !is_punct(c) && c != '"'; }
 
 // Splits CDL into words, strings and punctuation; drops comments.
-std::vector<Token> lex(const std::string& s, const std::string& source) {
-    std::vector<Token> out;
-    out.reserve(s.size() / 4);  // E3SM's headers: one token per 5-6 characters
+Lexed lex(const std::string& s, const std::string& source) {
+    Lexed out;
+    out.tokens.reserve(s.size() / 4);  // E3SM's headers: one token per 5-6 characters
     int line = 1;
     std::size_t i = 0;
+    auto keep = [&](std::string text) -> std::string_view { return out.unescaped.emplace_back(std::move(text)); };
     while (i < s.size()) {
         char c = s[i];
         if (c == '\n') {
@@ -44,51 +57,60 @@ std::vector<Token> lex(const std::string& s, const std::string& source) {
         } else if (c == '/' && i + 1 < s.size() && s[i + 1] == '/') {
             while (i < s.size() && s[i] != '\n') ++i;
         } else if (c == '"') {
-            Token t{Token::String, "", line};
-            ++i;
+            const int first_line = line;
+            std::size_t j = ++i;  // verbatim up to the closing quote unless an escape comes first
+            while (j < s.size() && s[j] != '"' && s[j] != '\\') line += s[j++] == '\n';
+            if (j >= s.size()) throw Error(source + ":" + std::to_string(first_line) + ": unterminated string");
+            if (s[j] == '"') {
+                out.tokens.push_back({Token::String, std::string_view(s).substr(i, j - i), first_line});
+                i = j + 1;
+                continue;
+            }
+            std::string text(s, i, j - i);  // an escape: undo them from here on
+            i = j;
             for (;;) {
-                if (i >= s.size()) throw Error(source + ":" + std::to_string(t.line) + ": unterminated string");
-                // plain characters up to the next quote, escape or newline in one append
-                std::size_t j = i;
-                while (j < s.size() && s[j] != '"' && s[j] != '\\' && s[j] != '\n') ++j;
-                t.text.append(s, i, j - i);
-                i = j;
+                if (i >= s.size()) throw Error(source + ":" + std::to_string(first_line) + ": unterminated string");
+                std::size_t k = i;  // plain characters up to the next quote or escape in one append
+                while (k < s.size() && s[k] != '"' && s[k] != '\\') line += s[k++] == '\n';
+                text.append(s, i, k - i);
+                i = k;
                 if (i >= s.size()) continue;  // reported above
-                char d = s[i++];
-                if (d == '"') break;
-                if (d == '\n') {
-                    ++line;
-                    t.text += d;
-                    continue;
-                }
+                if (s[i++] == '"') break;
                 if (i >= s.size()) throw Error(source + ":" + std::to_string(line) + ": unterminated string");
                 char e = s[i++];
                 switch (e) {
-                    case 'n': t.text += '\n'; break;
-                    case 't': t.text += '\t'; break;
-                    case 'r': t.text += '\r'; break;
-                    case '0': t.text += '\0'; break;
-                    default: t.text += e;  // \" \\ \'
+                    case 'n': text += '\n'; break;
+                    case 't': text += '\t'; break;
+                    case 'r': text += '\r'; break;
+                    case '0': text += '\0'; break;
+                    case '\n': ++line; text += e; break;
+                    default: text += e;  // \" \\ \'
                 }
             }
-            out.push_back(std::move(t));
+            out.tokens.push_back({Token::String, keep(std::move(text)), first_line});
         } else if (is_punct(c)) {
-            out.push_back({Token::Punct, std::string(1, c), line});
+            out.tokens.push_back({Token::Punct, std::string_view(s).substr(i, 1), line});
             ++i;
         } else {
-            Token t{Token::Word, "", line};
-            while (i < s.size() && !blank(s[i]) && !is_punct(s[i]) && s[i] != '"') {
-                if (s[i] == '\\' && i + 1 < s.size()) ++i;  // escaped character in a name
-                std::size_t j = i + 1;  // the plain characters that follow, in one append
-                while (j < s.size() && !blank(s[j]) && !is_punct(s[j]) && s[j] != '"' && s[j] != '\\')
-                    ++j;
-                t.text.append(s, i, j - i);
+            std::size_t j = i;
+            while (j < s.size() && word_char(s[j]) && s[j] != '\\') ++j;
+            if (j >= s.size() || s[j] != '\\') {
+                out.tokens.push_back({Token::Word, std::string_view(s).substr(i, j - i), line});
                 i = j;
+                continue;
             }
-            out.push_back(std::move(t));
+            std::string text;  // an escaped character in a name
+            while (i < s.size() && word_char(s[i])) {
+                if (s[i] == '\\' && i + 1 < s.size()) ++i;
+                std::size_t k = i + 1;  // the plain characters that follow, in one append
+                while (k < s.size() && word_char(s[k]) && s[k] != '\\') ++k;
+                text.append(s, i, k - i);
+                i = k;
+            }
+            out.tokens.push_back({Token::Word, keep(std::move(text)), line});
         }
     }
-    out.push_back({Token::End, "", line});
+    out.tokens.push_back({Token::End, {}, line});
     return out;
 }
 
@@ -109,7 +131,8 @@ bool type_word(const std::string& w, DType& t) {
 
 class Parser {
 public:
-    Parser(std::vector<Token> toks, std::string source) : t_(std::move(toks)), src_(std::move(source)) {}
+    Parser(Lexed lexed, std::string source)
+        : lexed_(std::move(lexed)), t_(lexed_.tokens), src_(std::move(source)) {}
 
     FileSpec parse() {
         FileSpec f;
@@ -135,9 +158,9 @@ public:
                     ++pos_;
                     f.global_attrs.push_back(attribute());
                 } else if (k.kind == Token::Word && peek(1).kind == Token::Punct && peek(1).text == ":") {
-                    const auto it = var_ids_.find(k.text);
+                    const auto it = var_ids_.find(std::string(k.text));
                     const int v = it == var_ids_.end() ? -1 : it->second;
-                    if (v < 0) fail(k, "attribute of undeclared variable '" + k.text + "'");
+                    if (v < 0) fail(k, "attribute of undeclared variable '" + std::string(k.text) + "'");
                     pos_ += 2;
                     f.vars[v].attrs.push_back(attribute());
                 } else {
@@ -156,14 +179,14 @@ private:
     }
     [[noreturn]] void fail(const Token& k, const std::string& what) const {
         throw Error(src_ + ":" + std::to_string(k.line) + ": " + what +
-                        (k.kind == Token::End ? " (at end of text)" : " (at '" + k.text + "')"),
+                        (k.kind == Token::End ? " (at end of text)" : " (at '" + std::string(k.text) + "')"),
                     "the case description is not valid CDL header text");
     }
     std::string word(const char* what) {
         const Token& k = peek();
         if (k.kind != Token::Word) fail(k, std::string("expected ") + what);
         ++pos_;
-        return k.text;
+        return std::string(k.text);
     }
     void expect_word(const char* w) {
         if (peek().kind != Token::Word || peek().text != w) fail(peek(), std::string("expected '") + w + "'");
@@ -304,7 +327,8 @@ private:
         return a;
     }
 
-    std::vector<Token> t_;
+    Lexed lexed_;
+    const std::vector<Token>& t_;
     std::string src_;
     // name -> index of the dimensions and variables declared so far: an
     // E3SM header has hundreds of variables and thousands of attributes, and

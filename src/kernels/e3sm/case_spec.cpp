@@ -35,13 +35,18 @@ std::string trim(const std::string& s) {
 
 Directives read_directives(const std::string& text, const std::string& source) {
     Directives d;
-    std::istringstream in(text);
-    std::string line;
     int n = 0;
-    while (std::getline(in, line)) {
+    // Lines found by searching, not read through a stream: only the few
+    // directive lines are copied (every rank reads the case's 84 KB).
+    for (std::size_t at = 0; at < text.size();) {
+        std::size_t eol = text.find('\n', at);
+        if (eol == std::string::npos) eol = text.size();
         ++n;
-        if (line.rfind("// iok:", 0) != 0) continue;
-        std::istringstream w(line.substr(7));
+        const bool directive = text.compare(at, 7, "// iok:") == 0;
+        const std::size_t from = at + 7;
+        at = eol + 1;
+        if (!directive) continue;
+        std::istringstream w(text.substr(from, eol - from));
         std::string verb;
         w >> verb;
         const std::string where = source + ":" + std::to_string(n);
