@@ -18,6 +18,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -143,21 +144,41 @@ def execute(argv, cwd, extra_env, timeout, stdout_path, stderr_path):
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
             err.write(f"cannot start {argv[0]}: {e}\n")
             return 127, time.monotonic() - t0
+        # The time limit is a timer that kills the run, and the wait blocks in
+        # waitpid: Popen.wait(timeout=...) polls with sleeps of up to 50 ms,
+        # which rounded every measured wall time up to the next poll (whole
+        # processes of 0.5 s measured in steps of 0.05 s: issue 19).
+        expired = threading.Event()
+
+        def kill_on_expiry():
+            try:
+                os.killpg(p.pid, signal.SIGKILL)    # the launcher and its ranks, nothing else
+                expired.set()
+            except ProcessLookupError:              # it ended as the limit came
+                pass
+
+        timer = threading.Timer(timeout, kill_on_expiry) if timeout else None
         try:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # a signal that came meanwhile is handled here
-            rc = p.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(p.pid, signal.SIGKILL)    # the launcher and its ranks, nothing else
-            p.wait()
-            err.write(f"\niokernels run: killed after the {timeout:g} s time limit\n")
-            rc = None
+            if timer:
+                timer.start()
+            rc = p.wait()
+            t1 = time.monotonic()
+            if timer:
+                timer.cancel()
+            if expired.is_set():
+                err.write(f"\niokernels run: killed after the {timeout:g} s time limit\n")
+                rc = None
         except BaseException:
             # interrupted (Ctrl-C, SIGTERM via exit_on_sigterm): the run lives
             # in its own session, so take its launcher and ranks down with us
             os.killpg(p.pid, signal.SIGKILL)
             p.wait()
             raise
-    return rc, time.monotonic() - t0
+        finally:
+            if timer:
+                timer.cancel()
+    return rc, t1 - t0
 
 
 def _tail(path, n=STDERR_TAIL_LINES):

@@ -73,7 +73,7 @@ public:
     }
 
     void define(const FileSpec& spec) override {
-        spec_ = spec;
+        spec_ = spec.layout();  // the attributes are the file's once defined
         guard("defining variables and attributes of '" + path_ + "'", [&] {
             for (const auto& a : spec.global_attrs) put_attr(a, "");
             define_variables(spec, true);
@@ -247,7 +247,7 @@ private:
 
     void start(const std::string& path, const FileSpec& spec, MPI_Comm comm, const char* ioname) {
         path_ = path;
-        spec_ = spec;
+        spec_ = spec.layout();  // the attributes are the file's once defined
         reading_ = std::string(ioname) == "iok_read";
         adios_ = std::make_unique<adios2::ADIOS>(comm);
         io_ = adios_->DeclareIO(ioname);

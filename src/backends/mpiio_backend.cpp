@@ -201,7 +201,7 @@ private:
         }
         path_ = path;
         comm_ = comm;
-        spec_ = spec;
+        spec_ = spec.layout();  // the attributes are the file's once defined
         layout_ = raw_layout(spec);
         MPI_Offset size = 0;
         MPI_File_get_size(fh_, &size);

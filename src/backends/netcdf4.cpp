@@ -122,7 +122,7 @@ public:
 
     void create(const std::string& path, const FileSpec& spec, MPI_Comm comm) {
         path_ = path;
-        spec_ = spec;
+        spec_ = spec.layout();  // the attributes are the file's once defined
         comm_ = comm;
         // NC_NODIMSCALE_ATTACH (NetCDF >= 4.9.0): nc_enddef attaches HDF5
         // dimension scales with the HL DS API, which is not safe in parallel;
@@ -138,7 +138,7 @@ public:
     }
 
     void define(const FileSpec& spec) override {
-        spec_ = spec;
+        spec_ = spec.layout();  // the attributes are the file's once defined
         int old = 0;
         check(nc_set_fill(ncid_, cfg_.fill ? NC_FILL : NC_NOFILL, &old), "nc_set_fill " + file_what());
         std::vector<int> dimids;
@@ -184,7 +184,7 @@ public:
 
     void open(const std::string& path, const FileSpec& spec, MPI_Comm comm, Access access) {
         path_ = path;
-        spec_ = spec;
+        spec_ = spec.layout();  // the attributes are the file's once defined
         comm_ = comm;
         writing_ = access == Access::Update;  // NC_WRITE: data mode, records extend on write
         check(nc_open_par(path.c_str(), writing_ ? NC_WRITE : NC_NOWRITE, comm, cfg_.hints, &ncid_), "opening '" + path + "'",

@@ -104,7 +104,7 @@ public:
 
     void create(const std::string& path, const FileSpec& spec, MPI_Comm comm) {
         path_ = path;
-        spec_ = spec;
+        spec_ = spec.layout();  // the attributes are the file's once defined
         int err = ncmpi_create(comm, path.c_str(), create_mode_, cfg_.hints, &ncid_);
         if (err != NC_NOERR) {
             ncid_ = -1;
@@ -113,7 +113,7 @@ public:
     }
 
     void define(const FileSpec& spec) override {
-        spec_ = spec;
+        spec_ = spec.layout();  // the attributes are the file's once defined
         std::vector<int> dimids(spec.dims.size());
         for (std::size_t d = 0; d < spec.dims.size(); ++d) {
             const Dim& dim = spec.dims[d];
@@ -142,7 +142,7 @@ public:
     // writing past the last record extends the record dimension.
     void open(const std::string& path, const FileSpec& spec, MPI_Comm comm, iok::Access access) {
         path_ = path;
-        spec_ = spec;
+        spec_ = spec.layout();  // the attributes are the file's once defined
         int err = ncmpi_open(comm, path.c_str(), access == iok::Access::Update ? NC_WRITE : NC_NOWRITE, cfg_.hints,
                              &ncid_);
         if (err != NC_NOERR) {

@@ -143,7 +143,7 @@ private:
         MPI_Comm_rank(comm, &rank_);
         MPI_Comm_size(comm, &size_);
         dir_ = path;
-        spec_ = spec;
+        spec_ = spec.layout();  // a writer's attributes come with define()
         writing_ = writing;
         defined_ = false;
         max_record_ = 0;

@@ -54,6 +54,31 @@ std::uint64_t FileSpec::fixed_elements(const VarSpec& v) const {
     return n;
 }
 
+FileSpec FileSpec::layout() const {
+    FileSpec f;
+    f.path = path;
+    f.label = label;
+    f.dims = dims;
+    f.vars.reserve(vars.size());
+    for (const VarSpec& v : vars) {
+        VarSpec l;
+        l.name = v.name;
+        l.type = v.type;
+        l.dims = v.dims;
+        l.decomp = v.decomp;
+        l.fill_value = v.fill_value;
+        l.storage = v.storage;
+        l.compound = v.compound;
+        f.vars.push_back(std::move(l));
+    }
+    f.record_group = record_group;
+    f.expected_records = expected_records;
+    f.align_threshold = align_threshold;
+    f.align_bytes = align_bytes;
+    f.named_dims = named_dims;
+    return f;
+}
+
 std::size_t FileSpec::attribute_count() const {
     std::size_t n = global_attrs.size();
     for (const auto& v : vars) n += v.attrs.size();

@@ -97,6 +97,41 @@ variables:
     EXPECT_EQ(f.global_attrs[1].text, "say \"hi\"");
 }
 
+// The lexer hands out views of the text; escapes (in strings and in names)
+// are undone into a store of their own, which must outlive the tokens.
+TEST(CdlHeader, EscapesInNamesAndLongStringsSurviveTheLexer) {
+    std::string text = "netcdf y {\ndimensions:\n n = 2 ;\nvariables:\n double x\\:y(n), plain(n) ;\n";
+    for (int i = 0; i < 200; ++i)  // enough escaped strings that their store grows many times
+        text += "  x\\:y:a" + std::to_string(i) + " = \"value \\\"" + std::to_string(i) + "\\\" of a long string\" ;\n";
+    text += "  plain:b = \"verbatim, no escape, longer than fifteen\" ;\n}\n";
+    FileSpec f = parse_cdl_header(text, "inline");
+    ASSERT_EQ(f.vars.size(), 2u);
+    EXPECT_EQ(f.vars[0].name, "x:y");
+    ASSERT_EQ(f.vars[0].attrs.size(), 200u);
+    EXPECT_EQ(f.vars[0].attrs[0].text, "value \"0\" of a long string");
+    EXPECT_EQ(f.vars[0].attrs[199].text, "value \"199\" of a long string");
+    EXPECT_EQ(f.vars[1].attrs.at(0).text, "verbatim, no escape, longer than fifteen");
+}
+
+// What a backend keeps once define() has written the attributes.
+TEST(FileSpecLayout, KeepsShapesTypesAndNamesNotAttributes) {
+    const FileSpec f = case_file("f_h0", f_map());
+    ASSERT_GT(f.attribute_count(), 1000u);
+    const FileSpec l = f.layout();
+    EXPECT_EQ(l.attribute_count(), 0u);
+    EXPECT_EQ(l.label, f.label);
+    ASSERT_EQ(l.dims.size(), f.dims.size());
+    ASSERT_EQ(l.vars.size(), f.vars.size());
+    for (std::size_t v = 0; v < f.vars.size(); ++v) {
+        EXPECT_EQ(l.vars[v].name, f.vars[v].name);
+        EXPECT_EQ(l.vars[v].type, f.vars[v].type);
+        EXPECT_EQ(l.vars[v].dims, f.vars[v].dims);
+        EXPECT_EQ(l.vars[v].decomp, f.vars[v].decomp);
+        EXPECT_EQ(l.vars[v].fill_value, f.vars[v].fill_value);
+        EXPECT_EQ(l.fixed_shape(l.vars[v]), f.fixed_shape(f.vars[v]));
+    }
+}
+
 TEST(CdlHeader, ErrorsNameTheLine) {
     try {
         parse_cdl_header("netcdf x {\ndimensions:\n n = 4 ;\nvariables:\n float a(q) ;\n}\n", "t.cdl");

@@ -109,3 +109,19 @@ TEST(Pattern, ShortAndLongRunsHoldTheSameValues) {
         EXPECT_EQ(m.element, 30u);
     }
 }
+
+// Short runs are generated a fixed 4 elements at a time, the values past a
+// run overwritten by the next runs: never past the selection's own part of
+// the buffer, when it ends with short runs.
+TEST(Pattern, ShortRunsNeverWritePastTheirPart) {
+    std::vector<iok::Run> runs;
+    for (std::int64_t k = 0; k < 40; ++k) runs.push_back({k * 7, 1 + k % 3});
+    auto sel = Selection::from_runs({400}, runs);
+    for (DType t : {DType::Char, DType::Short, DType::Int, DType::Double}) {
+        const std::size_t w = dtype_size(t), n = sel.elements() * w;
+        std::vector<unsigned char> buf(n + 64, 0x5a);
+        pattern_fill(t, buf.data(), sel, 3, 1);
+        for (std::size_t i = n; i < buf.size(); ++i) ASSERT_EQ(buf[i], 0x5a) << dtype_name(t) << " byte " << i - n << " past";
+        EXPECT_FALSE(pattern_check(t, buf.data(), sel, 3, 1).found) << dtype_name(t);
+    }
+}

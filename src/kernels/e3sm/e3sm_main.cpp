@@ -73,9 +73,9 @@ void run(int argc, char** argv, MPI_Comm world) {
         all_files = case_files(kind, map, copt);
     });
 
-    std::vector<FileSpec> specs;
-    for (const auto& f : all_files)
-        if (o.hist < 0 || (o.hist == 0 && f.label != "h1") || (o.hist == 1 && f.label == "h1")) specs.push_back(f);
+    std::vector<FileSpec> specs;  // moved out: all_files is only counted below
+    for (auto& f : all_files)
+        if (o.hist < 0 || (o.hist == 0 && f.label != "h1") || (o.hist == 1 && f.label == "h1")) specs.push_back(std::move(f));
     PlanSettings ps;
     ps.sort = !o.no_sort;
     ps.fill = o.fill;
