@@ -33,6 +33,22 @@ struct Piece {
     std::int64_t pos;             // element position in the sender's buffer / aggregator's buffer
 };
 
+// One piece's bytes.  E3SM's pieces are one to three elements (2.3 million
+// of them reach the F case's aggregator): a call to memcpy each cost more
+// than the bytes it moved, so the common sizes are fixed-size copies the
+// compiler inlines (callgrind, aggregator: exchange 91M -> 82M instructions).
+inline void copy_piece(unsigned char* to, const unsigned char* from, std::size_t bytes) {
+    switch (bytes) {
+        case 4: std::memcpy(to, from, 4); return;
+        case 8: std::memcpy(to, from, 8); return;
+        case 12: std::memcpy(to, from, 12); return;
+        case 16: std::memcpy(to, from, 16); return;
+        case 24: std::memcpy(to, from, 24); return;
+        case 32: std::memcpy(to, from, 32); return;
+        default: std::memcpy(to, from, bytes);
+    }
+}
+
 // Pieces grouped by peer rank: pieces[first[p] .. first[p+1]) go to / come from rank p.
 struct PeerPieces {
     std::vector<Piece> pieces;
@@ -230,12 +246,12 @@ private:
         auto* sendbuf = static_cast<unsigned char*>(send_.data(ss));
         auto* recvbuf = static_cast<unsigned char*>(recv_.data(rs));
         walk(queue, b, e, out_side, [&](const Queued& q, std::size_t pos, std::size_t at, std::size_t bytes) {
-            std::memcpy(sendbuf + at, out_buf(q) + pos, bytes);
+            copy_piece(sendbuf + at, out_buf(q) + pos, bytes);
         });
         MPI_Alltoallv(sendbuf, scount.data(), sdispl.data(), MPI_BYTE, recvbuf, rcount.data(),
                       rdispl.data(), MPI_BYTE, comm_);
         walk(queue, b, e, in_side, [&](const Queued& q, std::size_t pos, std::size_t at, std::size_t bytes) {
-            std::memcpy(in_buf(q) + pos, recvbuf + at, bytes);
+            copy_piece(in_buf(q) + pos, recvbuf + at, bytes);
         });
     }
 
