@@ -64,12 +64,12 @@ Selection Selection::from_runs(std::vector<std::uint64_t> shape, const std::vect
         s.counts_.resize(at + nd, 1);
         s.starts_[at + nd - 1] = column;
         s.counts_[at + nd - 1] = r.length;
-        for (std::size_t d = nd - 1; d-- > 0;) {  // the slower dimensions: a row index's digits
+        for (std::size_t d = nd - 1; d-- > 1;) {  // the middle dimensions: the row index's digits
             const auto len = static_cast<std::int64_t>(s.shape_[d]);
-            const std::int64_t q = d ? rest / len : 0;
-            s.starts_[at + d] = d ? rest - q * len : rest;
-            rest = q;
+            s.starts_[at + d] = rest % len;
+            rest /= len;
         }
+        if (nd > 1) s.starts_[at] = rest;  // the slowest: what is left (the run lies inside the array)
         ++s.nblocks_;
         s.elements_ += static_cast<std::uint64_t>(r.length);
     }

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "core/error.hpp"
 #include "model/selection.hpp"
 
@@ -17,6 +19,23 @@ TEST(Selection, RunsBecomeRowBlocks) {
     auto runs = s.runs();
     ASSERT_EQ(runs.size(), 3u);
     EXPECT_EQ(runs[2].offset, 72 * 866 - 1);
+}
+
+TEST(Selection, RunsOfThreeDimensionsGetEveryIndex) {
+    // offset 56 of a 3 x 4 x 5 array is element [2][3][1]; 0 is [0][0][0]
+    auto s = Selection::from_runs({3, 4, 5}, {{56, 3}, {0, 2}, {7, 1}});
+    ASSERT_EQ(s.nblocks(), 3u);
+    EXPECT_EQ(s.elements(), 6u);
+    EXPECT_EQ(std::vector<std::int64_t>(s.start(0), s.start(0) + 3), (std::vector<std::int64_t>{2, 3, 1}));
+    EXPECT_EQ(std::vector<std::int64_t>(s.count(0), s.count(0) + 3), (std::vector<std::int64_t>{1, 1, 3}));
+    EXPECT_EQ(std::vector<std::int64_t>(s.start(1), s.start(1) + 3), (std::vector<std::int64_t>{0, 0, 0}));
+    EXPECT_EQ(std::vector<std::int64_t>(s.start(2), s.start(2) + 3), (std::vector<std::int64_t>{0, 1, 2}));
+    auto runs = s.runs();
+    ASSERT_EQ(runs.size(), 3u);
+    EXPECT_EQ(runs[0].offset, 56);
+    EXPECT_EQ(runs[0].length, 3);
+    EXPECT_EQ(runs[2].offset, 7);
+    EXPECT_THROW(Selection::from_runs({3, 4, 5}, {{58, 3}}), iok::Error);  // [2][3][3..5] leaves the row
 }
 
 TEST(Selection, RejectsRunCrossingFastestDimension) {
