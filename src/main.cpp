@@ -8,7 +8,7 @@
 
 #include "backends/io_stack.hpp"
 #include "core/build_info.hpp"
-#include "core/kernel_registry.hpp"
+#include "driver/kernel.hpp"
 #include "core/mpi_layer.hpp"
 
 static void usage(FILE* out) {
@@ -68,7 +68,13 @@ int main(int argc, char** argv) {
         return 2;
     }
     MPI_Init(&argc, &argv);
-    int rc = kernel->main(argc - first, argv + first);
+    int rc = 0;
+    if (kernel->main) {
+        rc = kernel->main(argc - first, argv + first);
+    } else {
+        const std::unique_ptr<iok::Kernel> k = kernel->make();  // gone before MPI_Finalize: it may hold communicators
+        rc = iok::run_kernel(*k, MPI_COMM_WORLD, argc - first, argv + first);
+    }
     MPI_Finalize();
     return rc;
 }

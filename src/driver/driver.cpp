@@ -67,6 +67,11 @@ Driver::Driver(const char* kernel, MPI_Comm comm, CLI::App& app, int argc, char*
     if (free_name(app, "-q")) g->add_flag("-q,--quiet", opt_.quiet, "print only the final report")->capture_default_str();
     if (free_name(app, "-v")) g->add_flag("-v,--verbose", opt_.verbose, "print progress details")->capture_default_str();
     add_size_check_option(*g, opt_.no_size_check);
+    if (free_name(app, "--dry-run"))
+        g->add_flag("--dry-run", opt_.dry_run,
+                    "plan only: print every file's requests and bytes per rank (at --ranks N where the kernel has "
+                    "it) and open nothing")
+            ->capture_default_str();
 }
 
 void Driver::check_resources(const ResourceNeeds& need, const std::string& what_to_shrink) const {

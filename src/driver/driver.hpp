@@ -41,6 +41,7 @@ struct CommonOptions {
     bool quiet = false;                  // -q/--quiet
     bool verbose = false;                // -v/--verbose
     bool no_size_check = false;          // --no-size-check (or IOK_NO_SIZE_CHECK=1)
+    bool dry_run = false;                // --dry-run: plan and count, open nothing
 };
 
 // What a kernel chooses for the common options.

@@ -105,3 +105,39 @@ def test_s3d_dry_run_at_a_million_ranks_opens_nothing(tmp_path):
 def test_s3d_dry_run_process_grid_must_match_ranks(tmp_path):
     p = iok(1, "s3d", "--dry-run", "--ranks", "8", "--procs", "2,2,1", "--grid", "40,40,40", check=False, timeout=60)
     assert_all_ranks_fail(p, "2 x 2 x 1 = 4 processes")
+
+
+# The driver's own dry run (driver/kernel.hpp): every kernel has --dry-run,
+# a census of its plan over the run's ranks that opens nothing.  vpic and
+# bdcats had none before the lifecycle; their figures must be the real run's.
+VPIC = ("--dim-1", "1000", "--timesteps", "2")
+
+
+@pytest.mark.parametrize("nranks", [1, 4])
+def test_vpic_dry_run_counts_what_the_real_run_writes(tmp_path, nranks):
+    before = set(tmp_path.iterdir())
+    p = iok(nranks, "vpic", "-q", "--dry-run", "--json", tmp_path / "dry.json", "-o", tmp_path / "p.h5", *VPIC)
+    assert p.returncode == 0
+    assert set(tmp_path.iterdir()) - before == {tmp_path / "dry.json"}  # nothing opened, nothing created
+    dry = load_json(tmp_path / "dry.json")
+    assert dry["params"]["dry_run"] is True and dry["params"]["ranks"] == nranks
+    [f] = dry["files"]
+    # 8 fields of 4 bytes, 1000 particles per rank, 2 time steps
+    assert int(f["bytes"]["total"]) == nranks * 1000 * 32 * 2
+    assert int(f["bytes"]["max"]) == int(f["bytes"]["min"]) == 1000 * 32 * 2
+    assert f["kind"] == "write" and f["role"] == "particles"
+    iok(nranks, "vpic", "-q", "--json", tmp_path / "real.json", "-o", tmp_path / "p.h5", *VPIC)
+    [w] = load_json(tmp_path / "real.json")["files"]
+    assert int(w["bytes"]["total"]) == int(f["bytes"]["total"])
+
+
+def test_bdcats_dry_run_needs_no_input_file(tmp_path):
+    p = iok(4, "bdcats", "--dry-run", "--json", tmp_path / "dry.json", "-i", tmp_path / "absent.h5", *VPIC)
+    assert p.returncode == 0 and "Dry run: no file was opened." in p.stdout
+    [f] = load_json(tmp_path / "dry.json")["files"]
+    assert f["kind"] == "read" and int(f["bytes"]["total"]) == 4 * 1000 * 32 * 2
+
+
+def test_without_dry_run_a_missing_input_is_refused_on_every_rank(tmp_path):
+    p = iok(4, "bdcats", "-i", tmp_path / "absent.h5", *VPIC, check=False)
+    assert_all_ranks_fail(p, "absent.h5")

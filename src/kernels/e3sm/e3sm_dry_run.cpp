@@ -44,7 +44,6 @@ void dry_run(const Options& o, const DecompMap& map, const std::string& case_lab
     d.result().add_input("map", o.map_path);
     d.result().params().update(result_params(o, case_label, io_size));
     d.result().params().update({{"dry_run", true}, {"ranks", nranks}});
-    d.finish();
 }
 
 }  // namespace iok::e3sm

@@ -47,10 +47,6 @@ void Options::add_to(CLI::App& app) {
     app.add_flag("-d,--vard", vard, "PnetCDF: vard API (one derived datatype per variable)")->capture_default_str();
     app.add_flag("-n,--varn", varn, "PnetCDF: nonblocking varn API (the default)")->capture_default_str();
     app.add_flag("--blocking", blocking, "PnetCDF: blocking varn API")->capture_default_str();
-    app.add_flag("--dry-run", dry_run,
-                 "do no I/O: compute on one process what --ranks ranks would do (requests and bytes per rank "
-                 "after redistribution and sort/coalesce, per file) and report it")
-        ->capture_default_str();
     app.add_option("-c,--chunk-size", chunk_bytes,
                    "chunked variables: chunk size in bytes (E3SM-IO's rule: dimensions taken whole from the "
                    "fastest while the chunk is under SIZE; one record per chunk); 0 = no chunking. HDF5 and NetCDF-4 only")

@@ -9,150 +9,135 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
-#include <memory>
+#include <optional>
 #include <set>
 
 #include "core/collective.hpp"
 #include "core/error.hpp"
-#include "core/kernel_registry.hpp"
 #include "core/memory.hpp"
-#include "core/resource_check.hpp"
-#include "driver/driver.hpp"
+#include "driver/kernel.hpp"
 #include "kernels/gcrm/gcrm_model.hpp"
 #include "kernels/gcrm/gcrm_report.hpp"
 #include "kernels/gcrm/gcrm_setup.hpp"
-#include "model/plan_size.hpp"
 
 namespace iok::gcrm {
 namespace {
 
-void run(int argc, char** argv, MPI_Comm comm) {
-    const double t_start = MPI_Wtime();
-    CLI::App app{"GCRM I/O kernel: the GCRM-IO benchmark's history, grid and restart files on a geodesic grid"};
-    app.name("iokernels gcrm");
-    Options o;
-    o.add_to(app);
-    DriverDefaults defaults;
-    defaults.verify = true;
-    Driver drv("gcrm", comm, app, argc, argv, defaults);
-    if (!drv.parse()) return;
-    const int rank = drv.rank(), nprocs = drv.size();
-    const CommonOptions& common = drv.options();
-    o.verify = common.verify;
-    const Inputs in = load_inputs(comm, o);
-
-    configure_stack(drv, in);
-    RunPlan plan;
-    collective_step(comm, [&] { plan = build_run_plan(in.params, in.grid, in.desc, in.groups, rank, in.out_dir, drv.extension()); });
-    if (rank == 0) warn_no_data(plan, in.params.physics);
-    std::set<std::string> distinct;
-    for (const auto& f : plan.files) distinct.insert(f.path);
-    const TextReport params = run_parameters(in, plan, o, drv, distinct.size());
-    if (o.dry_run) {
-        if (rank == 0) print_plan(params, plan);
-        return;
+class Gcrm final : public Kernel {
+public:
+    const char* name() const override { return "gcrm"; }
+    std::string description() const override {
+        return "GCRM I/O kernel: the GCRM-IO benchmark's history, grid and restart files on a geodesic grid";
     }
-
-    OutputFiles& outputs = drv.outputs();
-    if (o.read_only) {
-        if (!o.verify) collective_step(comm, [&] { throw Error("--read-only with --no-verify does nothing", "drop one of them"); });
-        for (const auto& path : distinct) outputs.require_readable(path);
-    } else {
-        for (const auto& path : distinct) outputs.claim(path);  // stale files are refused, never written into
+    void add_options(CLI::App& app, DriverDefaults& defaults) override {
+        t_start_ = MPI_Wtime();
+        o_.add_to(app);
+        defaults.verify = true;
     }
-    // Before any buffer exists: one record of one file in memory at a time,
-    // the last version of every path on disk.
-    {
-        ResourceNeeds need;
-        std::map<std::string, std::uint64_t> on_disk;
-        for (const auto& f : plan.files) {
-            need.memory_bytes = std::max(need.memory_bytes, plan_buffer_bytes(f.plan, 1));
-            on_disk[f.path] = plan_file_bytes(f.plan);
+    void validate(Driver& d) override {
+        o_.verify = d.options().verify;
+        o_.dry_run = d.options().dry_run;
+        if (o_.read_only && !o_.verify) throw Error("--read-only with --no-verify does nothing", "drop one of them");
+    }
+    void configure(Driver& d) override {
+        in_.emplace(load_inputs(d.comm(), o_));
+        configure_stack(d, *in_);
+        collective_step(d.comm(), [&] {
+            run_ = build_run_plan(in_->params, in_->grid, in_->desc, in_->groups, d.rank(), in_->out_dir, d.extension());
+        });
+        if (d.rank() == 0) warn_no_data(run_, in_->params.physics);
+        for (const auto& f : run_.files) distinct_.insert(f.path);
+        params_ = run_parameters(*in_, run_, o_, d, distinct_.size());
+    }
+    void dry_run(Driver& d) override {
+        if (d.rank() == 0) print_plan(params_, run_);
+    }
+    KernelPlan plan(Driver& d) override;
+    void begin(Driver& d) override {
+        if (o_.model_memory) model_ = ModelMemory(in_->grid, o_.model_arrays);
+        m_.nprocs = d.size();
+        t_init_ = MPI_Wtime() - t_start_;
+    }
+    void step_done(Driver&, const StepOutcome& o) override { m_.add(o.out); }
+    void report(Driver& d, const std::vector<StepOutcome>&, const std::vector<GroupOutcome>& groups) override;
+
+private:
+    Options o_;
+    std::optional<Inputs> in_;
+    RunPlan run_;
+    std::set<std::string> distinct_;
+    TextReport params_;
+    ModelMemory model_;
+    Measured m_;
+    double t_start_ = 0, t_init_ = 0, t_compute_ = 0, t_io_ = 0, t_io0_ = 0;
+};
+
+KernelPlan Gcrm::plan(Driver& d) {
+    KernelPlan p;
+    p.shrink_hint = "level_max (--level) or the simulated time";
+    p.mismatch_hint = "the library returned data that was not written; rerun with -v for per-file reports";
+    p.runner_progress = false;
+    p.output_dir = in_->out_dir;
+    // One I/O stack holds every file open at once: a history file gets one
+    // record per dump, the grid and restart files theirs.
+    StepGroup writes;
+    if (!o_.read_only) {
+        writes.ticks = static_cast<int>(run_.dumps.size());
+        for (const OutputFile& f : run_.files) {
+            Step s{StepKind::Write, share(f.plan), f.path};
+            for (int dump : f.dumps)
+                for (std::size_t t = 0; t < run_.dumps.size(); ++t)
+                    if (run_.dumps[t].index == dump) s.ticks.push_back(static_cast<int>(t));
+            writes.steps.push_back(std::move(s));
         }
-        if (!o.read_only)
-            for (const auto& [path, bytes] : on_disk) need.file_bytes = saturating_add(need.file_bytes, bytes);
-        need.output_path = o.read_only ? std::string() : in.out_dir;
-        drv.check_resources(need, "level_max (--level) or the simulated time");
+        writes.before_tick = [this, &d](int t) {
+            const Dump& dump = run_.dumps[static_cast<std::size_t>(t)];
+            MPI_Barrier(d.comm());
+            const double t0 = MPI_Wtime();
+            if (o_.model_memory) model_.compute(d.rank(), dump.index);
+            t_compute_ += MPI_Wtime() - t0;
+            if (d.rank() == 0 && !d.options().quiet)
+                std::fprintf(stderr, "  dump %d at t=%g s%s%s\n", dump.index + 1, dump.seconds,
+                             dump.history ? " history" : "", dump.restart ? " restart" : "");
+            t_io0_ = MPI_Wtime();
+        };
+        writes.after_tick = [this](int) { t_io_ += MPI_Wtime() - t_io0_; };
     }
-
-    ModelMemory model = o.model_memory ? ModelMemory(in.grid, o.model_arrays) : ModelMemory();
-    RunOptions ropt = drv.run_options();
-    ropt.progress = false;
-    const double t_init = MPI_Wtime() - t_start;
-    double t_compute = 0, t_io = 0, t_read = 0;
-    Measured m;
-    m.nprocs = nprocs;
-
-    // One I/O stack holds every file open at once, each with its writer: a
-    // history file gets one record per dump, the grid and restart files theirs.
-    const std::unique_ptr<Backend> stack = drv.make_stack();
-    std::map<std::size_t, std::unique_ptr<RecordWriter>> open;
-    for (const Dump& d : plan.dumps) {
-        if (o.read_only) break;
-        MPI_Barrier(comm);
-        double t0 = MPI_Wtime();
-        if (o.model_memory) model.compute(rank, d.index);
-        t_compute += MPI_Wtime() - t0;
-        if (rank == 0 && !common.quiet)
-            std::fprintf(stderr, "  dump %d at t=%g s%s%s\n", d.index + 1, d.seconds, d.history ? " history" : "",
-                         d.restart ? " restart" : "");
-        t0 = MPI_Wtime();
-        for (std::size_t i = 0; i < plan.files.size(); ++i) {
-            const OutputFile& f = plan.files[i];
-            const int k = static_cast<int>(std::find(f.dumps.begin(), f.dumps.end(), d.index) - f.dumps.begin());
-            if (k == static_cast<int>(f.dumps.size())) continue;  // no record of this file at this dump
-            if (k == 0) open[i] = std::make_unique<RecordWriter>(comm, *stack, ropt, f.plan, f.path);
-            RecordWriter& writer = *open.at(i);
-            if (f.plan.nrecords > 0) writer.write(k, k + 1);
-            if (k + 1 == static_cast<int>(f.dumps.size())) {
-                FileOutcome out = writer.close();
-                m.add(out);
-                drv.record(out);
-                open.erase(i);
-            }
-        }
-        t_io += MPI_Wtime() - t0;
-    }
-
+    p.groups.push_back(std::move(writes));
     // Read back every file (the last version of a path rewritten in place).
-    if (o.verify) {
-        MPI_Barrier(comm);
-        const double t0 = MPI_Wtime();
+    StepGroup reads;
+    if (o_.verify) {
         std::map<std::string, std::size_t> last;
-        for (std::size_t i = 0; i < plan.files.size(); ++i) last[plan.files[i].path] = i;
-        for (std::size_t i = 0; i < plan.files.size(); ++i) {
-            if (last[plan.files[i].path] != i) continue;
-            FileOutcome r = Runner(comm, *stack, ropt).read(plan.files[i].read_plan(), plan.files[i].path);
-            m.add(r);
-            drv.record(r);
-        }
-        t_read = MPI_Wtime() - t0;
+        for (std::size_t i = 0; i < run_.files.size(); ++i) last[run_.files[i].path] = i;
+        for (std::size_t i = 0; i < run_.files.size(); ++i)
+            if (last[run_.files[i].path] == i)
+                reads.steps.push_back({StepKind::Read, share(run_.files[i].read_plan()), run_.files[i].path,
+                                       o_.read_only ? PathUse::Input : PathUse::Written});
     }
-
-    const double t_fin0 = MPI_Wtime();
-    m.times = reduce_over_ranks(comm, {t_init, t_compute, t_io, t_read, static_cast<double>(peak_rss_bytes())});
-    const auto fin = reduce_over_ranks(comm, {MPI_Wtime() - t_fin0});  // the finalize time
-    m.model_bytes = model.bytes();
-    if (rank == 0) {
-        m.finalize = fin[0];
-        if (common.verbose)
-            for (const auto& t : m.file_reports) t.print();
-        if (!common.quiet) print_hints(drv.hints_in_effect());
-        params.print();
-        print_results(m, o);
-        fill_result(drv.result(), m, o, in, plan, distinct.size());
-    }
-    if (rank == 0 && model.checksum() < 0) std::printf("\n");  // keeps the model compute observable
-    drv.finish("the library returned data that was not written; rerun with -v for per-file reports");
+    p.groups.push_back(std::move(reads));
+    return p;
 }
 
-int gcrm_main(int argc, char** argv) {
-    MPI_Comm comm = MPI_COMM_WORLD;
-    return run_kernel_main("gcrm", comm, [&] { run(argc, argv, comm); });
+void Gcrm::report(Driver& d, const std::vector<StepOutcome>&, const std::vector<GroupOutcome>& groups) {
+    const double t_fin0 = MPI_Wtime();
+    const double t_read = o_.verify ? groups.at(1).seconds : 0;
+    m_.times = reduce_over_ranks(d.comm(), {t_init_, t_compute_, t_io_, t_read, static_cast<double>(peak_rss_bytes())});
+    const auto fin = reduce_over_ranks(d.comm(), {MPI_Wtime() - t_fin0});  // the finalize time
+    m_.model_bytes = model_.bytes();
+    if (d.rank() == 0) {
+        m_.finalize = fin[0];
+        if (d.options().verbose)
+            for (const auto& t : m_.file_reports) t.print();
+        if (!d.options().quiet) print_hints(d.hints_in_effect());
+        params_.print();
+        print_results(m_, o_);
+        fill_result(d.result(), m_, o_, *in_, run_, distinct_.size());
+    }
+    if (d.rank() == 0 && model_.checksum() < 0) std::printf("\n");  // keeps the model compute observable
 }
 
 }  // namespace
 }  // namespace iok::gcrm
 
 IOK_REGISTER_KERNEL(gcrm, "gcrm", "GCRM-IO: geodesic-grid history, grid and restart files (PnetCDF benchmark kernel)",
-                    iok::gcrm::gcrm_main)
+                    iok::gcrm::Gcrm)

@@ -18,8 +18,6 @@ void Options::add_to(CLI::App& app) {
         ->capture_default_str();
     app.add_option("--model-arrays", model_arrays, "number of model arrays with --model-memory")
         ->capture_default_str()->check(CLI::Range(1, 10000));
-    app.add_flag("--dry-run", dry_run, "print the files, records and byte totals of the plan; do no I/O")
-        ->capture_default_str();
     app.add_flag("--read-only", read_only,
                  "write nothing: read and verify the files an earlier run (with --keep) wrote")
         ->capture_default_str();

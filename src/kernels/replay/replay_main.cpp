@@ -19,7 +19,7 @@
 #include "core/broadcast_file.hpp"
 #include "core/collective.hpp"
 #include "core/error.hpp"
-#include "core/kernel_registry.hpp"
+#include "driver/kernel.hpp"
 #include "core/output_files.hpp"
 #include "driver/driver.hpp"
 #include "kernels/replay/replay_plan.hpp"
@@ -313,6 +313,6 @@ int replay_main(int argc, char** argv) {
 
 }  // namespace iok::replay
 
-IOK_REGISTER_KERNEL(replay, "replay",
+IOK_REGISTER_KERNEL_MAIN(replay, "replay",
                     "replays an MPI-IO trace captured with libiok_capture.so (any MPI program) on any backend",
                     iok::replay::replay_main)

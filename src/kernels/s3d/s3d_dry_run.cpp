@@ -43,7 +43,6 @@ void dry_run(Driver& d, const Options& opt, const Grid& grid) {
                                 {"checkpoints", opt.checkpoints},
                                 {"dry_run", true},
                                 {"ranks", nranks}});
-    d.finish();
 }
 
 }  // namespace iok::s3d

@@ -58,10 +58,6 @@ void Options::add_to(CLI::App& app) {
     app.add_option("-o,--dir", dir, "output directory of the checkpoint files (must exist)")->capture_default_str();
     app.add_option("-c,--checkpoints", checkpoints, "number of checkpoints (one new file each)")
         ->capture_default_str()->check(CLI::PositiveNumber);
-    app.add_flag("--dry-run", dry_run,
-                 "do no I/O: compute on one process what --ranks ranks would do (requests and bytes per rank, "
-                 "per checkpoint) and report it")
-        ->capture_default_str();
     app.add_option("--ranks", ranks, "ranks the dry run imagines (0: the number of MPI processes); "
                                      "with --procs, their product")
         ->capture_default_str()

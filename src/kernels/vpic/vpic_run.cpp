@@ -261,20 +261,18 @@ void emulate_compute(double seconds) {
     if (seconds > 0) std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
 }
 
-double run_time_steps(const Config& cfg, bool progress, const char* verb, double t0,
-                      const std::function<void(int)>& step) {
-    double compute = 0;
-    for (int t = 0; t < cfg.timesteps; ++t) {
-        step(t);
-        // 2.5 GiB runs take a while: say where they are
-        if (progress && cfg.timesteps > 1)
-            std::fprintf(stderr, "  time step %d/%d %s (%.2f s)\n", t + 1, cfg.timesteps, verb, MPI_Wtime() - t0);
-        if (t + 1 < cfg.timesteps && cfg.compute_seconds > 0) {
-            emulate_compute(cfg.compute_seconds);
-            compute += cfg.compute_seconds;
-        }
+void TimeSteps::before(int t) {
+    if (t == 0) t0 = MPI_Wtime();
+}
+
+void TimeSteps::after(int t) {
+    // 2.5 GiB runs take a while: say where they are
+    if (progress && cfg.timesteps > 1)
+        std::fprintf(stderr, "  time step %d/%d %s (%.2f s)\n", t + 1, cfg.timesteps, verb, MPI_Wtime() - t0);
+    if (t + 1 < cfg.timesteps && cfg.compute_seconds > 0) {
+        emulate_compute(cfg.compute_seconds);
+        compute += cfg.compute_seconds;
     }
-    return compute;
 }
 
 }  // namespace iok::vpic

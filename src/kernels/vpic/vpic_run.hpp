@@ -81,11 +81,18 @@ void write_env_metadata(const std::string& path);
 // Sleeps for the emulated compute time.
 void emulate_compute(double seconds);
 
-// The time step loop both kernels share: step(t) for every step, the
-// emulated compute between steps, and after each step a progress line on
-// stderr ("time step 2/5 <verb> (1.23 s)", time since t0) when `progress`
-// and there is more than one step.  Returns the compute time slept.
-double run_time_steps(const Config& cfg, bool progress, const char* verb, double t0,
-                      const std::function<void(int)>& step);
+// The time step loop both kernels share, as the driver's tick hooks
+// (driver/kernel.hpp): after each step a progress line on stderr ("time
+// step 2/5 <verb> (1.23 s)", time since the first step) when `progress` and
+// there is more than one step, then the emulated compute between steps.
+struct TimeSteps {
+    const Config& cfg;
+    bool progress;
+    const char* verb;
+    double t0 = 0;
+    double compute = 0;  // the compute time slept
+    void before(int t);
+    void after(int t);
+};
 
 }  // namespace iok::vpic
