@@ -139,10 +139,9 @@ public:
         }
     }
 
-    void put(int var, const Selection& sel, std::int64_t record, const void* buf) override {
+    bool do_put(int var, const Selection& sel, std::int64_t record, const void* buf) override {
         const VarSpec& vs = checked(var);
         const bool rec = vs.is_record(spec_);
-        if (reading_) throw Error("ADIOS2: put into '" + path_ + "', which was opened read-only");
         if (records_at_open_ > 0 && (!rec || record < records_at_open_))
             throw Error("ADIOS2: cannot change " + (rec ? "record " + std::to_string(record) + " of " : std::string()) +
                             var_what(var) + ": a BP file's steps are written once and it has " +
@@ -164,11 +163,10 @@ public:
                 });
             });
         });
-        stats_.bytes_put += sel.elements() * dtype_size(vs.type);
-        ++stats_.calls_put;
+        return true;
     }
 
-    void get(int var, const Selection& sel, std::int64_t record, void* buf) override {
+    void do_get(int var, const Selection& sel, std::int64_t record, void* buf) override {
         const VarSpec& vs = checked(var);
         const bool rec = vs.is_record(spec_);
         guard("reading " + var_what(var), [&] {
@@ -192,8 +190,6 @@ public:
                 });
             });
         });
-        stats_.bytes_get += sel.elements() * dtype_size(vs.type);
-        ++stats_.calls_get;
     }
 
     void flush() override {
@@ -251,7 +247,7 @@ private:
         reading_ = std::string(ioname) == "iok_read";
         adios_ = std::make_unique<adios2::ADIOS>(comm);
         io_ = adios_->DeclareIO(ioname);
-        engine_type_ = cfg_.param("adios.engine", "BP5");
+        engine_type_ = cfg_.param("adios.engine");
         io_.SetEngine(engine_type_);
         for (const auto& [k, v] : cfg_.params)
             if (k.rfind("adios.", 0) == 0 && k != "adios.engine") io_.SetParameter(k.substr(6), v);

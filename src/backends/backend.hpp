@@ -51,7 +51,19 @@ struct BackendConfig {
     MPI_Info hints = MPI_INFO_NULL;  // MPI-IO hints passed at create/open
     std::map<std::string, std::string> params;
 
-    std::string param(const std::string& key, const std::string& dflt) const;
+    // Option `key` of the backend or strategy that owns it: its value in
+    // `params`, else the default in the owner's option table (OptionSpec),
+    // the one place a default is written.  The value is held against the
+    // row's choices there too, with the message io_stack gives, so a backend
+    // made without io_stack (unit tests, replay tools) obeys the same table.
+    // A key no registered table has is an internal error.
+    std::string param(const std::string& key) const;
+    // A "0"/"1" option: true for "1".
+    bool flag(const std::string& key) const;
+    // A whole number >= 0 and <= max; zero_means says what 0 asks for (in
+    // the message refusing anything else).
+    std::uint64_t count(const std::string& key, const std::string& zero_means,
+                        std::uint64_t max = std::uint64_t{1} << 62) const;
 };
 
 // An array of structs in the user's memory (h5bench MEM_PATTERN=INTERLEAVED):
@@ -74,13 +86,20 @@ struct BackendStats {
 
 // One open file.  Destroying a File that was not closed releases its handle
 // without completing pending requests (error paths only).
+//
+// put()/get() (and put_struct()/get_struct()) are the same for every library:
+// they check the request against the variables the file was opened with (the
+// index, the selection's shape, a record for a record variable) and its
+// access mode (a put into a file opened read-only is refused), hand it to the
+// library's do_put()/do_get(), and count it in stats() once it was accepted.
+// A library implements only the do_ functions.
 class File {
 public:
     virtual ~File() = default;
 
     virtual void define(const FileSpec& spec) = 0;  // dims, variables, attributes (after create)
-    virtual void put(int var, const Selection& sel, std::int64_t record, const void* buf) = 0;
-    virtual void get(int var, const Selection& sel, std::int64_t record, void* buf) = 0;
+    void put(int var, const Selection& sel, std::int64_t record, const void* buf);
+    void get(int var, const Selection& sel, std::int64_t record, void* buf);
     virtual void flush() = 0;
     virtual void close() = 0;
 
@@ -89,8 +108,8 @@ public:
     // packed copy per field.  Same rules as put()/get().  Returns false, having
     // done nothing, when the backend cannot describe this layout; the caller
     // then packs each field and uses put()/get().
-    virtual bool put_struct(const StructBuffer&, const Selection&, std::int64_t /*record*/) { return false; }
-    virtual bool get_struct(const StructBuffer&, const Selection&, std::int64_t /*record*/) { return false; }
+    bool put_struct(const StructBuffer& b, const Selection& sel, std::int64_t record);
+    bool get_struct(const StructBuffer& b, const Selection& sel, std::int64_t record);
 
     // A hint, after create/open and before any put/get: only `rank` (of the
     // file's communicator) accesses variable `var`; every other rank's
@@ -109,6 +128,7 @@ public:
     // close.  MPI_INFO_NULL when the library does not expose it.  The caller
     // frees a returned info.
     virtual MPI_Info info_in_effect() { return MPI_INFO_NULL; }
+    // What put()/get() counted; a strategy reports the library's file instead.
     virtual BackendStats stats() const { return stats_; }
     // Records the file holds now (the length of its record dimension, the
     // number of record groups or steps); -1 when the library cannot tell.
@@ -116,7 +136,44 @@ public:
     virtual std::int64_t records() const { return -1; }
 
 protected:
+    // The library's side of put()/get(), called with a checked request.
+    // do_put returns false when this rank handed the library nothing for it
+    // (a sole accessor's variable on another rank): not counted as a call.
+    virtual bool do_put(int var, const Selection& sel, std::int64_t record, const void* buf) = 0;
+    virtual void do_get(int var, const Selection& sel, std::int64_t record, void* buf) = 0;
+    // The library's side of put_struct()/get_struct(): the number of library
+    // requests made (one per dataset touched), 0 = cannot, nothing done.
+    virtual std::size_t do_put_struct(const StructBuffer&, const Selection&, std::int64_t /*record*/) { return 0; }
+    virtual std::size_t do_get_struct(const StructBuffer&, const Selection&, std::int64_t /*record*/) { return 0; }
+
+    // What put()/get() check against: the file's variables (`spec`) and
+    // whether it may be written (created, or opened for update).  Called by
+    // the Backend once the file is created or opened (LibraryBackend does it
+    // for every library; a strategy's File for itself).  A File never bound
+    // (a test double) is checked for nothing and counts calls, not bytes.
+    void bind(const std::string& path, const FileSpec& spec, bool writable);
+
     BackendStats stats_;
+
+private:
+    template <class F>
+    friend class LibraryBackend;
+
+    struct VarFacts {
+        std::string name;
+        std::vector<std::uint64_t> shape;  // without the record dimension
+        std::size_t elem = 0;              // bytes per element
+        bool record = false;
+    };
+    // Throws iok::Error unless (var, sel, record) names a request on this
+    // file; `what` is "put" or "get".
+    void check_request(int var, const Selection& sel, std::int64_t record, const char* what) const;
+    std::uint64_t request_bytes(int var, const Selection& sel) const;
+
+    bool bound_ = false;  // bind() was called
+    bool writable_ = true;
+    std::string path_of_file_;
+    std::vector<VarFacts> var_facts_;
 };
 
 class Backend {
@@ -152,12 +209,14 @@ public:
     std::unique_ptr<File> create(const std::string& path, const FileSpec& spec, MPI_Comm comm) override {
         auto f = std::make_unique<F>(cfg_);
         f->create(path, spec, comm);
+        static_cast<File&>(*f).bind(path, spec, true);
         return f;
     }
     std::unique_ptr<File> open(const std::string& path, const FileSpec& spec, MPI_Comm comm,
                                Access access = Access::Read) override {
         auto f = std::make_unique<F>(cfg_);
         f->open(path, spec, comm, access);
+        static_cast<File&>(*f).bind(path, spec, access == Access::Update);
         return f;
     }
 
@@ -178,6 +237,7 @@ struct Capabilities {
     bool chunking = false;         // chunked storage and compression filters
     bool alignment = false;        // object alignment on the file system
     bool independent = true;       // independent (non-collective) data access
+    bool aligns_objects = false;   // FileSpec::align_bytes honoured: objects start on its boundaries (H5Pset_alignment)
 };
 
 // One settable knob of a backend or strategy: `--param KEY=VALUE`.  Keys are
@@ -189,6 +249,8 @@ struct OptionSpec {
     std::string help;
     std::vector<std::string> choices;  // empty: any value (checked by the owner)
 };
+// Throws iok::Error unless `value` is one of o.choices (any value when empty).
+void check_option_value(const OptionSpec& o, const std::string& value);
 
 // A backend described as data: registry entry, `iokernels backends`, --help
 // and central --param validation all read it.

@@ -13,11 +13,11 @@ namespace {
 
 class Hdf5File : public h5::Hdf5Base {
 public:
-    using Hdf5Base::Hdf5Base;
+    explicit Hdf5File(const BackendConfig& cfg) : Hdf5Base(cfg), flush_(cfg.flag("hdf5.flush")) {}
 
-    void put(int var, const Selection& sel, std::int64_t record, const void* buf) override {
+    bool do_put(int var, const Selection& sel, std::int64_t record, const void* buf) override {
         Target tg = target(var, record, true);  // every rank: extending a record dataset is collective
-        if (!moves_data(var, sel)) return;
+        if (!moves_data(var, sel)) return false;
         const std::string what = var_what(var);
         h5::Transfer t = transfers_.get(tg.dims, sel, tg.record, what);
         const DType type = spec_.vars[var].type;
@@ -32,11 +32,10 @@ public:
         h5::check(H5Dwrite(tg.dset, tg.mem_type, *t.mem_space, *t.file_space, xfer_for(var),
                            data ? data : &dummy),
                   "writing " + what, "see the HDF5 message; with many ranks check the file system quota");
-        stats_.bytes_put += t.elements * dtype_size(type);
-        ++stats_.calls_put;
+        return true;
     }
 
-    void get(int var, const Selection& sel, std::int64_t record, void* buf) override {
+    void do_get(int var, const Selection& sel, std::int64_t record, void* buf) override {
         // Every rank reads (collectively), sole accessor or not: the file's
         // metadata reads are collective (coll_metadata_ops), so one rank's
         // first look at a dataset's chunk index cannot be its own.
@@ -55,24 +54,24 @@ public:
                           data ? data : &dummy),
                   "reading " + what, "check the file was written completely (h5dump -H)");
         if (t.permuted()) h5::scatter(t, dtype_size(type), staged.data(), buf);
-        stats_.bytes_get += t.elements * dtype_size(type);
-        ++stats_.calls_get;
     }
 
     // An array of structs: one H5Dwrite per dataset touched, HDF5 gathering
     // the fields from the strided memory itself.
-    bool put_struct(const StructBuffer& b, const Selection& sel, std::int64_t record) override {
+    std::size_t do_put_struct(const StructBuffer& b, const Selection& sel, std::int64_t record) override {
         return move_struct(b, sel, record, true);
     }
-    bool get_struct(const StructBuffer& b, const Selection& sel, std::int64_t record) override {
+    std::size_t do_get_struct(const StructBuffer& b, const Selection& sel, std::int64_t record) override {
         return move_struct(b, sel, record, false);
     }
 
     void flush() override {
-        if (cfg_.param("hdf5.flush", "0") == "1" && file_.get() >= 0)
+        if (flush_ && file_.get() >= 0)
             h5::check(H5Fflush(file_, H5F_SCOPE_LOCAL), "H5Fflush '" + path_ + "'");
     }
 private:
+    bool flush_;  // hdf5.flush: H5Fflush at each flush
+
     // False on the ranks that leave a sole accessor's variable to it (no
     // H5Dwrite at all there: E3SM-IO's root-only writes, 87 fewer collective
     // writes of the F case's h1 at 16 ranks).  Writes only: see get().
@@ -86,25 +85,22 @@ private:
         return false;
     }
 
-    bool move_struct(const StructBuffer& b, const Selection& sel, std::int64_t record, bool write) {
+    // The number of H5Dwrite/H5Dread calls made (0: cannot, nothing done).
+    std::size_t move_struct(const StructBuffer& b, const Selection& sel, std::int64_t record, bool write) {
         const auto transfers = struct_transfers(b, sel, record, write);
-        if (transfers.empty()) return false;
+        if (transfers.empty()) return 0;
         static char dummy = 0;  // HDF5 rejects a null buffer even for empty selections
         for (const auto& t : transfers) {
             void* buf = t.buf ? t.buf : &dummy;
             const std::string what = var_what(t.var) + " (array of structs)";
             if (write) {
                 h5::check(H5Dwrite(t.dset, t.mem_type, *t.mem_space, *t.file_space, dxpl_, buf), "writing " + what);
-                stats_.bytes_put += t.bytes;
-                ++stats_.calls_put;
             } else {
                 h5::check(H5Dread(t.dset, t.mem_type, *t.mem_space, *t.file_space, dxpl_, buf), "reading " + what,
                           "check the file was written completely (h5dump -H)");
-                stats_.bytes_get += t.bytes;
-                ++stats_.calls_get;
             }
         }
-        return true;
+        return transfers.size();
     }
 };
 

@@ -179,6 +179,11 @@ protected:
     hid_t xfer_for(int var);
 
     BackendConfig cfg_;
+    // The hdf5.* options, read once (their defaults: describe_common()).
+    bool collective_metadata_;  // hdf5.collective_metadata
+    bool subfiling_;            // hdf5.subfiling
+    bool async_;                // hdf5.async
+    bool libver_latest_;        // hdf5.libver=latest
     FileSpec spec_;
     std::string path_;
     Handle file_;

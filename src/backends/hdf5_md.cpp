@@ -19,17 +19,18 @@ class Hdf5MdFile : public h5::Hdf5Base {
 public:
     using Hdf5Base::Hdf5Base;
 
-    void put(int var, const Selection& sel, std::int64_t record, const void* buf) override {
+    bool do_put(int var, const Selection& sel, std::int64_t record, const void* buf) override {
         enqueue(var, sel, record, const_cast<void*>(buf), true);
+        return true;
     }
-    void get(int var, const Selection& sel, std::int64_t record, void* buf) override {
+    void do_get(int var, const Selection& sel, std::int64_t record, void* buf) override {
         enqueue(var, sel, record, buf, false);
     }
 
-    bool put_struct(const StructBuffer& b, const Selection& sel, std::int64_t record) override {
+    std::size_t do_put_struct(const StructBuffer& b, const Selection& sel, std::int64_t record) override {
         return enqueue_struct(b, sel, record, true);
     }
-    bool get_struct(const StructBuffer& b, const Selection& sel, std::int64_t record) override {
+    std::size_t do_get_struct(const StructBuffer& b, const Selection& sel, std::int64_t record) override {
         return enqueue_struct(b, sel, record, false);
     }
 
@@ -64,7 +65,8 @@ private:
         std::shared_ptr<h5::Handle> type_owner;  // array-of-structs memory type
     };
 
-    bool enqueue_struct(const StructBuffer& b, const Selection& sel, std::int64_t record, bool write) {
+    // The number of transfers queued (0: cannot, nothing queued).
+    std::size_t enqueue_struct(const StructBuffer& b, const Selection& sel, std::int64_t record, bool write) {
         auto transfers = struct_transfers(b, sel, record, write);
         // HDF5 1.14.5's H5Dread_multi leaves the user buffer untouched when
         // several datasets are read into parts of one struct through compound
@@ -72,21 +74,14 @@ private:
         // such reads take the packed path instead.
         if (!write && transfers.size() > 1)
             for (const auto& t : transfers)
-                if (t.type_owner) return false;
+                if (t.type_owner) return 0;
         for (auto& t : transfers) {
             h5::Transfer tr;
             tr.file_space = t.file_space;
             tr.mem_space = t.mem_space;
             queue_.push_back({t.var, write, t.dset, t.mem_type, tr, t.buf, {}, t.type_owner});
-            if (write) {
-                stats_.bytes_put += t.bytes;
-                ++stats_.calls_put;
-            } else {
-                stats_.bytes_get += t.bytes;
-                ++stats_.calls_get;
-            }
         }
-        return !transfers.empty();
+        return transfers.size();
     }
 
     void enqueue(int var, const Selection& sel, std::int64_t record, void* buf, bool write) {
@@ -96,13 +91,6 @@ private:
         if (p.t.permuted()) {
             p.staged.resize(p.t.elements * elem);
             if (write) h5::gather(p.t, elem, buf, p.staged.data());
-        }
-        if (write) {
-            stats_.bytes_put += p.t.elements * elem;
-            ++stats_.calls_put;
-        } else {
-            stats_.bytes_get += p.t.elements * elem;
-            ++stats_.calls_get;
         }
         queue_.push_back(std::move(p));
     }

@@ -18,7 +18,7 @@ static std::vector<StrategyInfo>& strategies() {
 void register_strategy(StrategyInfo info) {
     strategies().push_back(std::move(info));
     std::sort(strategies().begin(), strategies().end(), [](const StrategyInfo& a, const StrategyInfo& b) {
-        if ((a.name == "canonical") != (b.name == "canonical")) return a.name == "canonical";
+        if (a.library_alone != b.library_alone) return a.library_alone;
         return a.name < b.name;
     });
 }
@@ -34,19 +34,8 @@ const StrategyInfo& strategy_info(const std::string& name) {
     throw Error("unknown strategy '" + name + "'", "use -x with one of: " + known);
 }
 
-int strategy_count_param(const BackendConfig& cfg, const std::string& key, const std::string& fallback,
-                         const std::string& zero_means) {
-    const std::string v = cfg.param(key, fallback);
-    std::size_t used = 0;
-    long n = -1;
-    try {
-        n = std::stol(v, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (used != v.size() || n < 0 || n > (1 << 30))
-        throw Error("--param " + key + "=" + v + " is not a count", "give a whole number >= 0 (0 = " + zero_means + ")");
-    return static_cast<int>(n);
+int strategy_count_param(const BackendConfig& cfg, const std::string& key, const std::string& zero_means) {
+    return static_cast<int>(cfg.count(key, zero_means, 1 << 30));
 }
 
 // ---- parameter validation ---------------------------------------------------
@@ -99,11 +88,7 @@ std::map<std::string, std::string> validated_params(const std::string& library, 
         if (!o && !passthrough)
             throw Error("--param " + given + " is not a setting of backend " + library + " with strategy " + strategy,
                         "valid keys: " + valid_param_keys(library, strategy) + " (iokernels backends lists them all)");
-        if (o && !o->choices.empty() && std::find(o->choices.begin(), o->choices.end(), value) == o->choices.end()) {
-            std::string c;
-            for (const auto& x : o->choices) c += (c.empty() ? "" : "|") + x;
-            throw Error("--param " + key + "=" + value + " is not valid", "use " + key + "=" + c);
-        }
+        if (o) check_option_value(*o, value);
         out[key] = value;
     }
     return out;
@@ -122,7 +107,7 @@ nlohmann::json caps_json(const Capabilities& c) {
     return {{"self_describing", c.self_describing}, {"nonblocking", c.nonblocking},
             {"struct_memory", c.struct_memory},     {"compound_files", c.compound_files},
             {"chunking", c.chunking},               {"alignment", c.alignment},
-            {"independent", c.independent}};
+            {"independent", c.independent},         {"aligns_objects", c.aligns_objects}};
 }
 
 nlohmann::json options_json(const std::vector<OptionSpec>& table) {
@@ -155,6 +140,9 @@ std::string describe_io_stacks_json() {
                                    {"options", options_json(s.options)},
                                    {"output_is_directory", s.output_is_directory},
                                    {"read_needs_same_ranks", s.read_needs_same_ranks},
+                                   {"library_alone", s.library_alone},
+                                   {"keeps_canonical_layout", s.keeps_canonical_layout},
+                                   {"library_io_independent", s.library_io_independent},
                                    {"writes_with", s.writes_with},
                                    {"read_back", s.read_back}});
     return j.dump(2) + "\n";
@@ -186,7 +174,7 @@ std::string describe_io_stacks_text() {
         for (auto [on, name] : {std::pair{c.self_describing, "self-describing"}, {c.nonblocking, "nonblocking"},
                                 {c.struct_memory, "struct-memory"}, {c.compound_files, "compound-files"},
                                 {c.chunking, "chunking+compression"}, {c.alignment, "alignment"},
-                                {c.independent, "independent"}})
+                                {c.independent, "independent"}, {c.aligns_objects, "object-alignment"}})
             if (on) caps += (caps.empty() ? "" : ", ") + std::string(name);
         line("      capabilities: " + (caps.empty() ? std::string("none") : caps));
         opt_lines(b.options);

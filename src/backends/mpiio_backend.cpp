@@ -57,16 +57,8 @@ Error open_error(const std::string& verb, const std::string& path, int rc) {
 
 class MpiioFile : public File {
 public:
-    explicit MpiioFile(const BackendConfig& cfg) : cfg_(cfg) {
-        const std::string sync = cfg.param("mpiio.sync", "0");
-        if (sync != "0" && sync != "1")
-            throw Error("mpiio: parameter sync='" + sync + "' is not valid", "use sync=0 or sync=1");
-        sync_ = sync == "1";
-        const std::string agg = cfg.param("mpiio.aggregate", "0");
-        if (agg != "0" && agg != "1")
-            throw Error("mpiio: parameter aggregate='" + agg + "' is not valid", "use aggregate=0 or aggregate=1");
-        aggregate_ = agg == "1";
-    }
+    explicit MpiioFile(const BackendConfig& cfg)
+        : cfg_(cfg), sync_(cfg.flag("mpiio.sync")), aggregate_(cfg.flag("mpiio.aggregate")) {}
     ~MpiioFile() override {
         if (fh_ != MPI_FILE_NULL) MPI_File_close(&fh_);  // only on an error path
     }
@@ -114,9 +106,8 @@ public:
         return static_cast<std::int64_t>(std::max(whole, touched));
     }
 
-    void put(int var, const Selection& sel, std::int64_t record, const void* buf) override {
+    bool do_put(int var, const Selection& sel, std::int64_t record, const void* buf) override {
         const SelectionTypes& t = types_for(var, sel);
-        if (!fh_mode_write_) throw Error("mpiio: put into '" + path_ + "', which was opened read-only");
         if (aggregate_) {
             queue(var, record, t, const_cast<void*>(buf), true);
         } else {
@@ -127,11 +118,10 @@ public:
             check(rc, cfg_.collective ? "MPI_File_write_all" : "MPI_File_write", var);
         }
         note_written(layout_.offset(var, record) + t.file_end());
-        stats_.bytes_put += t.bytes();
-        ++stats_.calls_put;
+        return true;
     }
 
-    void get(int var, const Selection& sel, std::int64_t record, void* buf) override {
+    void do_get(int var, const Selection& sel, std::int64_t record, void* buf) override {
         const SelectionTypes& t = types_for(var, sel);
         if (aggregate_) {
             queue(var, record, t, buf, false);
@@ -144,8 +134,6 @@ public:
                                      : MPI_File_read(fh_, buf, t.memory_count(), t.memory(), &st);
             check(rc, cfg_.collective ? "MPI_File_read_all" : "MPI_File_read", var);
         }
-        stats_.bytes_get += t.bytes();
-        ++stats_.calls_get;
     }
 
     void flush() override {
@@ -169,8 +157,8 @@ public:
 private:
     BackendConfig cfg_;
     MPI_Comm comm_ = MPI_COMM_NULL;  // the open file's communicator (the caller's)
-    bool sync_ = false;
-    bool aggregate_ = false;
+    bool sync_ = false;       // mpiio.sync
+    bool aggregate_ = false;  // mpiio.aggregate
     struct Pending {
         int var;
         std::int64_t record;

@@ -95,25 +95,11 @@ constexpr const char* kSieveDefault = "4194304";
 
 class Netcdf4File : public File {
 public:
-    explicit Netcdf4File(const BackendConfig& cfg) : cfg_(cfg) {
-        const std::string v = cfg.param("netcdf4.read_sieve", kSieveDefault);
-        std::size_t used = 0;
-        long long n = -1;
-        try {
-            n = std::stoll(v, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (used != v.size() || n < 0)
-            throw Error("--param netcdf4.read_sieve=" + v + " is not a byte count",
-                        "give a whole number of bytes >= 0 (0 = read only the selected boxes; default " +
-                            std::string(kSieveDefault) + ")");
-        sieve_bytes_ = static_cast<std::uint64_t>(n);
-        const std::string c = cfg.param("netcdf4.collective", "first");
-        if (c != "all" && c != "first")
-            throw Error("--param netcdf4.collective=" + c + " is not valid", "use all or first");
-        first_only_ = c == "first";
-    }
+    explicit Netcdf4File(const BackendConfig& cfg)
+        : cfg_(cfg),
+          sieve_bytes_(cfg.count("netcdf4.read_sieve", "read only the selected boxes")),
+          first_only_(cfg.param("netcdf4.collective") == "first"),
+          flush_(cfg.flag("netcdf4.flush")) {}
     ~Netcdf4File() override {
         if (ncid_ >= 0) nc_close(ncid_);
     }
@@ -216,20 +202,17 @@ public:
         return static_cast<std::int64_t>(n);
     }
 
-    void put(int var, const Selection& sel, std::int64_t record, const void* buf) override {
+    bool do_put(int var, const Selection& sel, std::int64_t record, const void* buf) override {
         access(var, sel, record, const_cast<void*>(buf), true);
-        stats_.bytes_put += sel.elements() * dtype_size(spec_.vars[var].type);
-        ++stats_.calls_put;
+        return true;
     }
 
-    void get(int var, const Selection& sel, std::int64_t record, void* buf) override {
+    void do_get(int var, const Selection& sel, std::int64_t record, void* buf) override {
         access(var, sel, record, buf, false);
-        stats_.bytes_get += sel.elements() * dtype_size(spec_.vars[var].type);
-        ++stats_.calls_get;
     }
 
     void flush() override {
-        if (writing_ && cfg_.param("netcdf4.flush", "0") == "1") check(nc_sync(ncid_), "nc_sync " + file_what());
+        if (writing_ && flush_) check(nc_sync(ncid_), "nc_sync " + file_what());
     }
 
     void close() override {
@@ -425,6 +408,7 @@ private:
     bool filtered_any_ = false;
     std::uint64_t sieve_bytes_ = 0;   // netcdf4.read_sieve
     bool first_only_ = false;         // netcdf4.collective=first
+    bool flush_ = false;              // netcdf4.flush: nc_sync at each flush
     std::map<std::tuple<std::uint64_t, bool, std::size_t>, nc4::CallPlan> plans_;
     std::vector<char> stage_;         // staging buffer of calls that are not one block
 };

@@ -74,27 +74,27 @@ std::string pnetcdf_version() {
 
 enum class Api { Varn, Blocking, Vard };
 
-// The create mode of a file format name (pnetcdf.format); reading opens any.
+// The create mode of a file format name (pnetcdf.format, one of its
+// choices: BackendConfig::param held it against them); reading opens any.
 int create_mode_of(const std::string& format) {
-    if (format == "cdf5") return NC_CLOBBER | NC_64BIT_DATA;
     if (format == "cdf2") return NC_CLOBBER | NC_64BIT_OFFSET;
     if (format == "cdf1") return NC_CLOBBER;
-    throw Error("pnetcdf: format '" + format + "' is not known", "choose one of: cdf5 (default), cdf2, cdf1");
+    return NC_CLOBBER | NC_64BIT_DATA;  // cdf5
 }
 
+// pnetcdf.api, one of its choices.
 Api parse_api(const std::string& s) {
-    if (s == "varn") return Api::Varn;
     if (s == "blocking") return Api::Blocking;
     if (s == "vard") return Api::Vard;
-    throw Error("pnetcdf: api '" + s + "' is not known", "choose one of: varn (default), blocking, vard");
+    return Api::Varn;
 }
 
 class PnetcdfFile : public File {
 public:
     explicit PnetcdfFile(const BackendConfig& cfg)
         : cfg_(cfg),
-          api_(parse_api(cfg.param("pnetcdf.api", "varn"))),
-          create_mode_(create_mode_of(cfg.param("pnetcdf.format", "cdf5"))) {}
+          api_(parse_api(cfg.param("pnetcdf.api"))),
+          create_mode_(create_mode_of(cfg.param("pnetcdf.format"))) {}
     ~PnetcdfFile() override {
         if (ncid_ >= 0) ncmpi_abort(ncid_);  // only on an error path
         if (empty_ != MPI_DATATYPE_NULL) MPI_Type_free(&empty_);
@@ -165,7 +165,7 @@ public:
         return static_cast<std::int64_t>(n);
     }
 
-    void put(int var, const Selection& sel, std::int64_t record, const void* buf) override {
+    bool do_put(int var, const Selection& sel, std::int64_t record, const void* buf) override {
         const Access a = access(var, sel, record);
         void* b = const_cast<void*>(buf);  // PnetCDF may byte-swap in place and swap back
         switch (api_) {
@@ -173,19 +173,16 @@ public:
             case Api::Blocking: blocking(var, a, b, true); break;
             case Api::Vard: vard(var, sel, a, b, true); break;
         }
-        stats_.bytes_put += a.nelems * dtype_size(spec_.vars[var].type);
-        ++stats_.calls_put;
+        return true;
     }
 
-    void get(int var, const Selection& sel, std::int64_t record, void* buf) override {
+    void do_get(int var, const Selection& sel, std::int64_t record, void* buf) override {
         const Access a = access(var, sel, record);
         switch (api_) {
             case Api::Varn: post(var, a, buf, false); break;
             case Api::Blocking: blocking(var, a, buf, false); break;
             case Api::Vard: vard(var, sel, a, buf, false); break;
         }
-        stats_.bytes_get += a.nelems * dtype_size(spec_.vars[var].type);
-        ++stats_.calls_get;
     }
 
     void flush() override {

@@ -25,6 +25,14 @@ struct StrategyInfo {
     std::vector<OptionSpec> options;  // keys prefixed "<name>."
     // Builds the strategy around backend `library` (cfg: validated params).
     std::unique_ptr<Backend> (*make)(const std::string& library, const BackendConfig& cfg) = nullptr;
+    // Requests reach the library as given (canonical): the stack is the library alone.
+    bool library_alone = false;
+    // The output is the library's own file with each variable in its logical
+    // layout (canonical, rearrange), not a layout of the strategy's (blob, log).
+    bool keeps_canonical_layout = false;
+    // The library's data calls are independent whatever --independent says
+    // (rearrange's aggregators, unless rearrange.collective=1).
+    bool library_io_independent = false;
     bool output_is_directory = false;   // the output path becomes a directory of subfiles
     bool read_needs_same_ranks = false; // -i/read-back with the writer's rank count only
     // The library that actually writes, when it is not the one -a names ("mpiio"
@@ -59,10 +67,10 @@ std::unique_ptr<Backend> make_blob_backend(std::unique_ptr<Backend> inner, int s
 // directory; see strategy_log_layout.hpp.
 std::unique_ptr<Backend> make_log_backend(int subfiles, MPI_Info hints);
 
-// Reads an integer option >= 0 of a strategy ("rearrange.aggregators").
-// fallback: the value when the key is not given; zero_means: what 0 asks for
+// Reads an integer option >= 0 and <= 2^30 of a strategy ("rearrange.aggregators"),
+// its default from the strategy's option table; zero_means: what 0 asks for
 // (said in the error message).
-int strategy_count_param(const BackendConfig& cfg, const std::string& key, const std::string& fallback = "0",
+int strategy_count_param(const BackendConfig& cfg, const std::string& key,
                          const std::string& zero_means = "one per node");
 
 }  // namespace iok

@@ -50,6 +50,7 @@ public:
 
     void create(const std::string& path, const FileSpec& spec, MPI_Comm comm) {
         start(path, spec, comm, true);
+        bind(path, spec, true);
         make_groups();
         collective_step(comm_, [&] {
             if (rank_ == 0) make_output_directory(dir_, kBlobIndexName);
@@ -60,6 +61,7 @@ public:
 
     void open(const std::string& path, const FileSpec& spec, MPI_Comm comm) {
         start(path, spec, comm, false);
+        bind(path, spec, false);
         BlobIndex x = read_blob_index(path, comm);
         if (x.writers != size_)
             throw Error(path + " was written by " + std::to_string(x.writers) + " processes, read with " +
@@ -100,12 +102,13 @@ public:
         defined_ = true;
     }
 
-    void put(int var, const Selection& sel, std::int64_t record, const void* buf) override {
+    bool do_put(int var, const Selection& sel, std::int64_t record, const void* buf) override {
         pending_.push_back({var, &sel, record, const_cast<void*>(buf)});
         max_record_ = std::max(max_record_, spec_.vars[static_cast<std::size_t>(var)].is_record(spec_) ? record + 1 : 0);
+        return true;
     }
 
-    void get(int var, const Selection& sel, std::int64_t record, void* buf) override {
+    void do_get(int var, const Selection& sel, std::int64_t record, void* buf) override {
         pending_.push_back({var, &sel, record, buf});
     }
 
@@ -135,6 +138,7 @@ public:
     }
 
     MPI_Info info_in_effect() override { return subfile_ ? subfile_->info_in_effect() : MPI_INFO_NULL; }
+    // The library's subfile's counts (its put/get calls), not the requests given here.
     BackendStats stats() const override { return subfile_ ? subfile_->stats() : BackendStats{}; }
 
 private:

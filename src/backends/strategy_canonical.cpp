@@ -15,6 +15,8 @@ StrategyInfo describe() {
     s.name = "canonical";
     s.description = "each variable in its logical layout, as the library stores it (default)";
     s.make = make;
+    s.library_alone = true;
+    s.keeps_canonical_layout = true;
     s.read_back = "-i / --verify with any rank count";
     return s;
 }

@@ -62,6 +62,7 @@ public:
 
     void create(const std::string& path, const FileSpec& spec, MPI_Comm comm) {
         start(path, spec, comm, true);
+        bind(path, spec, true);
         ProcessGroups g = split_into_groups(comm_, requested_);
         group_ = g.comm;
         gindex_ = g.index;
@@ -79,6 +80,7 @@ public:
 
     void open(const std::string& path, const FileSpec& spec, MPI_Comm comm) {
         start(path, spec, comm, false);
+        bind(path, spec, false);
         LogIndex x = read_log_index(path, comm);
         if (x.writers != size_)
             throw Error(path + " was written by " + std::to_string(x.writers) + " processes, read with " +
@@ -107,19 +109,16 @@ public:
             lookup_[{index_.entries[e].var, index_.entries[e].record}].push_back(e);
     }
 
-    void put(int var, const Selection& sel, std::int64_t record, const void* buf) override {
+    bool do_put(int var, const Selection& sel, std::int64_t record, const void* buf) override {
         const std::size_t n = sel.elements() * dtype_size(spec_.vars[static_cast<std::size_t>(var)].type);
         pending_.push_back({var, &sel, record, const_cast<void*>(buf), n});
-        stats_.bytes_put += n;
-        ++stats_.calls_put;
         if (spec_.vars[static_cast<std::size_t>(var)].is_record(spec_)) max_record_ = std::max(max_record_, record + 1);
+        return true;
     }
 
-    void get(int var, const Selection& sel, std::int64_t record, void* buf) override {
+    void do_get(int var, const Selection& sel, std::int64_t record, void* buf) override {
         const std::size_t n = sel.elements() * dtype_size(spec_.vars[static_cast<std::size_t>(var)].type);
         pending_.push_back({var, &sel, record, buf, n});
-        stats_.bytes_get += n;
-        ++stats_.calls_get;
     }
 
     void flush() override {

@@ -92,6 +92,7 @@ public:
         setup(comm);
         remember_sizes(spec);
         inner_ = library.create(path, spec, comm);
+        bind(path, spec, true);
     }
     // Update passes through: the aggregators write into the library's file
     // as they would into a new one.
@@ -99,15 +100,17 @@ public:
         setup(comm);
         remember_sizes(spec);
         inner_ = library.open(path, spec, comm, access);
+        bind(path, spec, access == Access::Update);
     }
     std::int64_t records() const override { return inner_ ? inner_->records() : -1; }
     void define(const FileSpec& spec) override { inner_->define(spec); }
     std::string library() const override { return inner_->library(); }
 
-    void put(int var, const Selection& sel, std::int64_t record, const void* buf) override {
+    bool do_put(int var, const Selection& sel, std::int64_t record, const void* buf) override {
         puts_.push_back({var, &sel, record, static_cast<unsigned char*>(const_cast<void*>(buf)), esize(var)});
+        return true;
     }
-    void get(int var, const Selection& sel, std::int64_t record, void* buf) override {
+    void do_get(int var, const Selection& sel, std::int64_t record, void* buf) override {
         gets_.push_back({var, &sel, record, static_cast<unsigned char*>(buf), esize(var)});
     }
 
@@ -144,6 +147,7 @@ public:
     }
 
     MPI_Info info_in_effect() override { return inner_->info_in_effect(); }
+    // The library's file's counts (the aggregators' put/get calls), not the requests given here.
     BackendStats stats() const override { return inner_->stats(); }
 
 private:
@@ -401,9 +405,6 @@ std::unique_ptr<Backend> make_rearrange_backend(std::unique_ptr<Backend> inner, 
 namespace iok {
 namespace {
 
-// 512 MiB: a whole E3SM history record in one exchange, transient copies bounded
-const char* const kExchangeKib = "524288";
-
 std::unique_ptr<Backend> make_registered(const std::string& library, const BackendConfig& cfg) {
     // After rearranging, each aggregator holds a few large contiguous
     // pieces: collective buffering has nothing left to merge and only adds
@@ -411,8 +412,8 @@ std::unique_ptr<Backend> make_registered(const std::string& library, const Backe
     // 15.2 s collective vs 3.3 s independent).  So the library writes
     // independently unless rearrange.collective=1.
     BackendConfig inner = cfg;
-    inner.collective = cfg.param("rearrange.collective", "0") == "1" && cfg.collective;
-    const std::int64_t kib = strategy_count_param(cfg, "rearrange.exchange_kib", kExchangeKib, "every variable on its own");
+    inner.collective = cfg.flag("rearrange.collective") && cfg.collective;
+    const std::int64_t kib = strategy_count_param(cfg, "rearrange.exchange_kib", "every variable on its own");
     return make_rearrange_backend(make_backend(library, inner), strategy_count_param(cfg, "rearrange.aggregators"),
                                   kib * 1024);
 }
@@ -424,11 +425,14 @@ StrategyInfo describe() {
                     "contiguous pieces";
     s.options = {{"rearrange.aggregators", "0", "number of aggregator ranks (0 = one per node)", {}},
                  {"rearrange.collective", "0", "library I/O collective after the exchange", {"0", "1"}},
-                 {"rearrange.exchange_kib", kExchangeKib,
+                 // 512 MiB: a whole E3SM history record in one exchange, transient copies bounded
+                 {"rearrange.exchange_kib", "524288",
                   "most KiB per rank one exchange carries: a flush's variables travel together up to it "
                   "(0 = every variable on its own)",
                   {}}};
     s.make = make_registered;
+    s.keeps_canonical_layout = true;
+    s.library_io_independent = true;
     s.read_back = "canonical file: -i / --verify with any rank count";
     return s;
 }

@@ -123,7 +123,7 @@ std::string Driver::stack_label() const {
     if (!strategy().writes_with.empty())
         return strategy().writes_with + " (" + opt_.strategy + " layout; -a " + opt_.backend + " is " + opt_.strategy +
                "_replay's target)";
-    return opt_.strategy == "canonical" ? opt_.backend : opt_.backend + " + " + opt_.strategy;
+    return strategy().library_alone ? opt_.backend : opt_.backend + " + " + opt_.strategy;
 }
 
 std::string Driver::library_label() const {
@@ -168,14 +168,21 @@ void Driver::require(bool have, const std::string& what, const std::string& capa
     collective_step(comm_, [&] {
         if (have) return;
         // Name the backends that have it (a capability flag or an option key).
+        struct Named {
+            const char* name;
+            bool Capabilities::*flag;
+        };
+        static const Named kFlags[] = {{"compound files", &Capabilities::compound_files},
+                                       {"chunking", &Capabilities::chunking},
+                                       {"alignment", &Capabilities::alignment},
+                                       {"object alignment", &Capabilities::aligns_objects},
+                                       {"struct memory", &Capabilities::struct_memory}};
+        bool Capabilities::*flag = nullptr;
+        for (const Named& n : kFlags)
+            if (capability == n.name) flag = n.flag;
         std::string with;
         for (const auto& b : registered_backends()) {
-            const Capabilities& c = b.caps;
-            bool ok = capability == "compound files" ? c.compound_files
-                      : capability == "chunking"     ? c.chunking
-                      : capability == "alignment"    ? c.alignment
-                      : capability == "struct memory" ? c.struct_memory
-                                                      : false;
+            bool ok = flag && b.caps.*flag;
             for (const auto& o : b.options) ok = ok || o.key == capability;
             if (ok) with += (with.empty() ? "" : ", ") + b.name;
         }

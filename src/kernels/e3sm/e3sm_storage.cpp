@@ -46,13 +46,13 @@ void configure_storage(Driver& d, std::uint64_t chunk_bytes, const std::string& 
                                                                 : "-z " + filter + " (compressed variables)";
     d.require(d.library().caps.chunking, what, "chunking");
     const std::string& x = d.options().strategy;
-    d.expressible(x == "canonical" || x == "rearrange",
+    d.expressible(d.strategy().keeps_canonical_layout,
                   what + " with -x " + x + ": the " + x + " layout keeps no per-variable datasets to chunk or compress",
                   "use -x canonical or -x rearrange (E3SM-IO: -a hdf5 / hdf5_ra)");
     // Parallel HDF5 writes filtered datasets collectively only; the
     // rearranger's aggregators write their parts independently.
-    d.expressible(filter_level(filter) == 0 || x != "rearrange",
-                  what + " with -x rearrange: its aggregators write independently, and parallel HDF5 writes "
+    d.expressible(filter_level(filter) == 0 || !d.strategy().library_io_independent,
+                  what + " with -x " + x + ": its aggregators write independently, and parallel HDF5 writes "
                          "compressed datasets collectively only",
                   "use -x canonical (E3SM-IO: -a hdf5), or drop -z");
     d.check(filter_level(filter) == 0 || !d.options().independent,

@@ -46,8 +46,8 @@ TextReport run_parameters(const Inputs& in, const RunPlan& plan, const Options& 
     params.count("Snapshot dumps (history / restart)", plan.dumps.size());
     params.line("History / restart dumps", std::to_string(plan.history_dumps) + " / " + std::to_string(plan.restart_dumps));
     params.line("I/O method", std::string(iotype_name(p.iotype)) + " (" + d.stack_label() +
-                                  (cfg.params.count("pnetcdf.api") ? ", api=" + cfg.param("pnetcdf.api", "") : "") +
-                                  (cfg.params.count("pnetcdf.format") ? ", format=" + cfg.param("pnetcdf.format", "") : "") +
+                                  (cfg.params.count("pnetcdf.api") ? ", api=" + cfg.param("pnetcdf.api") : "") +
+                                  (cfg.params.count("pnetcdf.format") ? ", format=" + cfg.param("pnetcdf.format") : "") +
                                   (cfg.collective ? ", collective" : ", independent") + ")");
     params.line("Output path", in.out_dir);
     params.line("Model memory", o.model_memory ? format_bytes(static_cast<double>(o.model_arrays) * grid.nsdm *

@@ -77,8 +77,7 @@ void configure_stack(Driver& d, const Inputs& in) {
     // for the files GCRM-IO writes (canonical, or rearranged into canonical):
     // blob and log subfiles have a layout of their own, with 64-bit index
     // variables that need CDF-5.
-    const std::string& x = d.options().strategy;
-    if (x == "canonical" || x == "rearrange")
+    if (d.strategy().keeps_canonical_layout)
         d.default_param("pnetcdf.format", gcrm_io_file_format(in.desc, in.grid));
     d.default_hint("nc_header_align_size", in.grid.level < 8 ? "2048" : "1048576");
     d.default_hint("nc_var_align_size", "1");

@@ -29,7 +29,7 @@ void summarize(Driver& d, const Options& opt, const Grid& grid, const Block& blk
                                                      : "passed: " + std::to_string(opt.checkpoints) +
                                                            " checkpoint(s) read back, every element matches";
     const ReportContext ctx{d.stack_label(), d.library_label(), opt.method,
-                            d.writing_library() == "pnetcdf" ? d.config().param("pnetcdf.api", "") : "",
+                            d.writing_library() == "pnetcdf" ? d.config().param("pnetcdf.api") : "",
                             restart.text, verify_note, d.size(), factor, unit};
     print_s3d_report(ctx, grid, blk, opt.checkpoints, opt.dir, totals);
 }

@@ -115,7 +115,7 @@ void configure_stack(Driver& d, const Config& c) {
     if (c.file == FilePattern::Interleaved)
         d.require(caps.compound_files, "FILE_PATTERN=INTERLEAVED (a compound dataset of particles)", "compound files");
     if (c.compress) d.require(caps.chunking, "COMPRESS=YES", "chunking");
-    if (c.align) d.require(caps.alignment && d.has_param("hdf5.libver"), "ALIGN=YES (H5Pset_alignment)", "alignment");
+    if (c.align) d.require(caps.aligns_objects, "ALIGN=YES (H5Pset_alignment)", "object alignment");
     if (c.async) d.require(d.has_param("hdf5.async"), "MODE=ASYNC (HDF5's asynchronous VOL connector)", "hdf5.async");
     if (c.subfiling) d.require(d.has_param("hdf5.subfiling"), "SUBFILING=YES (HDF5's subfiling VFD)", "hdf5.subfiling");
     const bool collective = c.collective_data && !d.options().independent;
