@@ -41,6 +41,13 @@ enum class StepKind {
     Write,   // create the file and write the plan
     Read,    // open the file, read the plan and verify every element
     Update,  // open an existing file and rewrite or append records
+    // The kernel's own calls move the bytes (Step::own_calls): replay's
+    // --calls recorded re-issues an application's MPI-IO calls one by one.
+    // The driver still claims the path, records every outcome and gives
+    // the verdict; a plain Read step after it verifies the file.  The one
+    // place I/O happens outside a backend, until recorded calls are a
+    // backend capability.
+    Own,
 };
 
 inline std::shared_ptr<const FilePlan> share(FilePlan p) { return std::make_shared<const FilePlan>(std::move(p)); }
@@ -64,6 +71,7 @@ struct Step {
     StepKind kind = StepKind::Write;
     // This rank's plan of the file, shared by the steps of one file (a
     // write and its read-back): an E3SM h0 spec holds 1,563 attributes.
+    // Null for StepKind::Own.
     std::shared_ptr<const FilePlan> plan;
     std::string path;
     PathUse use = PathUse::Output;
@@ -79,6 +87,13 @@ struct Step {
     std::function<int(std::int64_t records_held)> first_record;
     // Update steps that only rewrite records put no new bytes on disk.
     bool grows_file = true;
+    // StepKind::Own: runs the calls (collective), returns each file
+    // outcome with its tags (role "write", "read").
+    struct Own {
+        FileOutcome out;
+        nlohmann::json tags;
+    };
+    std::function<std::vector<Own>(Driver&)> own_calls;
     // Runs on every rank right after the step, inside a collective step:
     // throw iok::Error to stop the run there (S3D's restart must verify
     // before anything is written).
@@ -121,6 +136,7 @@ struct KernelPlan {
 struct StepOutcome {
     const Step* step = nullptr;
     FileOutcome out;
+    nlohmann::json tags;  // as recorded in the result (the step's, or its own calls')
 };
 
 struct GroupOutcome {
