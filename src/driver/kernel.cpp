@@ -103,6 +103,7 @@ RunOptions run_options(const Driver& d, const KernelPlan& plan) {
     RunOptions ro = d.run_options();
     ro.progress = ro.progress && plan.runner_progress;
     ro.noncontig_buffer = plan.noncontig_buffer;
+    ro.gap_bytes = plan.gap_bytes;
     return ro;
 }
 
@@ -164,8 +165,13 @@ void run_by_ticks(Driver& d, Kernel& k, Backend& stack, MPI_Comm comm, const Ker
             // A step without records still opens and closes its file (GCRM's grid file).
             const int r = f.first + f.next;
             if (s.plan->nrecords > 0) {
-                if (f.reader) f.reader->read(r, r + 1);
-                else f.writer->write(r, r + 1);
+                if (f.reader) {
+                    f.reader->read(r, r + 1);
+                } else {
+                    if (!s.gapped_records.empty())
+                        f.writer->set_noncontig_buffer(std::count(s.gapped_records.begin(), s.gapped_records.end(), r) > 0);
+                    f.writer->write(r, r + 1);
+                }
             }
             if (++f.next == records(s)) {
                 StepOutcome o{&s, f.reader ? f.reader->close() : f.writer->close(), s.tags};

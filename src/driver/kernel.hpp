@@ -85,6 +85,10 @@ struct Step {
     // refuse (h5bench's APPEND starts after the last step, OVERWRITE needs
     // the steps it rewrites).  Unset: record 0.
     std::function<int(std::int64_t records_held)> first_record;
+    // Records written from one user buffer with gaps between the variables
+    // (KernelPlan::gap_bytes each); the others from buffers packed back to
+    // back (noncontig's tile 1 and tile 0).
+    std::vector<int> gapped_records;
     // Update steps that only rewrite records put no new bytes on disk.
     bool grows_file = true;
     // StepKind::Own: runs the calls (collective), returns each file
@@ -125,8 +129,9 @@ struct KernelPlan {
     std::string mismatch_hint = "the file does not hold what this run wrote: was it modified?";
     // The runner's progress lines (off where the kernel reports its own).
     bool runner_progress = true;
-    // User buffers with gaps between the variables (E3SM-IO's -m).
+    // User buffers with gaps between the variables (E3SM-IO's -m), of gap_bytes.
     bool noncontig_buffer = false;
+    std::size_t gap_bytes = 64;
     // Directory the outputs go to, for the disk check (default: the first
     // output's).
     std::string output_dir;
