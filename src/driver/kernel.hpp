@@ -192,10 +192,6 @@ struct KernelInfo {
     std::string name;         // "e3sm"
     std::string description;  // one line for `iokernels --help`
     std::unique_ptr<Kernel> (*make)() = nullptr;
-    // Kernels not yet described as steps (noncontig's and replay's own
-    // MPI-IO paths) keep a main of their own: argv[0] = kernel name, called
-    // between MPI_Init and MPI_Finalize, returns the exit status.
-    int (*main)(int argc, char** argv) = nullptr;
 };
 
 void register_kernel(KernelInfo info);
@@ -206,15 +202,7 @@ const std::vector<KernelInfo>& registered_kernels();
     const bool iok_kernel_registered_##ident = [] {                                                       \
         ::iok::register_kernel({name, description, []() -> std::unique_ptr<::iok::Kernel> {              \
                                     return std::make_unique<type>();                                      \
-                                }, nullptr});                                                             \
-        return true;                                                                                      \
-    }();                                                                                                  \
-    }
-
-#define IOK_REGISTER_KERNEL_MAIN(ident, name, description, fn)                                          \
-    namespace {                                                                                           \
-    const bool iok_kernel_registered_##ident = [] {                                                       \
-        ::iok::register_kernel({name, description, nullptr, fn});                                         \
+                                }});                                                                      \
         return true;                                                                                      \
     }();                                                                                                  \
     }
