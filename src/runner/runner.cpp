@@ -10,10 +10,10 @@
 #include "core/full_disk_watchdog.hpp"
 #include "core/memory.hpp"
 #include "core/output_files.hpp"
-#include "core/pattern.hpp"
 #include "core/phase_timer.hpp"
 #include "core/stats.hpp"
 #include "core/buffer_arena.hpp"
+#include "runner/pattern.hpp"
 
 namespace iok {
 

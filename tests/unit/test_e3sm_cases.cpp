@@ -10,10 +10,10 @@
 #include "core/error.hpp"
 #include "formats/cdf_classic.hpp"
 #include "formats/cdl_header.hpp"
+#include "formats/map_synth.hpp"
 #include "kernels/e3sm/case_cdl.hpp"
 #include "kernels/e3sm/case_spec.hpp"
 #include "kernels/e3sm/case_stats.hpp"
-#include "kernels/e3sm/map_synth.hpp"
 
 using namespace iok;
 using namespace iok::e3sm;
