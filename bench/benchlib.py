@@ -23,12 +23,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-SOURCE = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(SOURCE / "python"))
-
-from iokernels import launch, paths, results, suite  # noqa: E402
-from iokernels.errors import UsageError  # noqa: E402
-from iokernels.table import format_bytes, render  # noqa: E402
+from checkout import SOURCE
+from iokernels import launch, paths, results, suite
+from iokernels.errors import UsageError
+from iokernels.table import format_bytes, render
 
 
 @dataclass
@@ -217,7 +215,7 @@ class Bench:
                     f.write("3\n")
             except OSError as e:
                 raise SystemExit(f"{self.name}: error: --drop-caches: cannot write /proc/sys/vm/drop_caches ({e})"
-                                 "; run as root or leave --drop-caches out")
+                                 "; run as root or leave --drop-caches out") from e
 
     def table(self, runs, reference=None, title=None, refs=None):
         """Prints (and returns) an aligned table of runs: bytes, time,
@@ -226,7 +224,7 @@ class Bench:
         headers = ["run", "layer", "bytes", "time s", "MiB/s", "time / raw", "bw / raw", "note"]
         body = []
         refs = refs or [reference] * len(runs)
-        for run, ref in zip(runs, refs):
+        for run, ref in zip(runs, refs, strict=False):
             if not run.ok:
                 body.append([run.label, run.layer, "", "", "", "", "", f"FAILED: {run.error}"[:100]])
                 continue

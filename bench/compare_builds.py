@@ -259,7 +259,7 @@ def summarize(case, runs):
     # pairs: the i-th base run and the i-th new run ran back to back
     base = [r for r in timed if r["side"] == "base"]
     new = [r for r in timed if r["side"] == "new"]
-    pairs = [n["wall_s"] / b["wall_s"] for b, n in zip(base, new)
+    pairs = [n["wall_s"] / b["wall_s"] for b, n in zip(base, new, strict=False)
              if b["status"] == n["status"] == "ok" and b["wall_s"] > 0]
     out["pair_ratios"] = pairs
     out["pair_ratio_median"] = median(pairs)

@@ -82,7 +82,8 @@ def main():
     if a.romio_too or (a.romio_too is None and a.io_layer is None):
         rr, rraw = b.pair("e3sm F pnetcdf canonical", "e3sm", case_args, backend="pnetcdf",
                           strategy="canonical", io_layer="romio")
-        b.table([run, rr], refs=[raw, rraw], title="PnetCDF canonical under each MPI-IO layer (ratio to raw, same layer)")
+        b.table([run, rr], refs=[raw, rraw],
+                title="PnetCDF canonical under each MPI-IO layer (ratio to raw, same layer)")
     return b.finish()
 
 

@@ -21,9 +21,9 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
-from iokernels import paths  # noqa: E402
-from iokernels.table import format_bytes, render  # noqa: E402
+import checkout  # noqa: F401  (the checkout's python/ when iokernels is not installed)
+from iokernels import paths
+from iokernels.table import format_bytes, render
 
 
 def timed(cmd):
@@ -41,7 +41,8 @@ def timed(cmd):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     ap.add_argument("--ne", type=int, default=120, help="cubed-sphere elements per face edge")
     ap.add_argument("--nprocs", type=int, default=21632, help="processes of the E3SM run the map describes")
     ap.add_argument("--ranks", type=int, default=0, help="ranks the dry run imagines (0: --nprocs)")
@@ -64,7 +65,8 @@ def main():
     seconds, rss = timed([paths.program(build, "iokernels"), "e3sm", "--dry-run", "--ranks", ranks, "-q",
                           "--json", result, mapfile])
     doc = json.loads(result.read_text())
-    rows = [[f["label"], str(f["variables"]), str(f["records"]), f"{f['requests']['total']:,}", f"{f['requests']['max']:,}",
+    rows = [[f["label"], str(f["variables"]), str(f["records"]), f"{f['requests']['total']:,}",
+             f"{f['requests']['max']:,}",
              f"{f['requests']['min']:,}", format_bytes(f["bytes"]["total"]), format_bytes(f["bytes"]["max"])]
             for f in doc["files"]]
     print(f"\nE3SM F case, ne{a.ne} map of {a.nprocs} processes ({format_bytes(mapfile.stat().st_size)}), "

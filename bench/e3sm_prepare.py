@@ -38,7 +38,7 @@ def growth_exponent(xs, ys):
     lx, ly = [math.log(x) for x in xs], [math.log(y) for y in ys]
     mx, my = statistics.fmean(lx), statistics.fmean(ly)
     den = sum((x - mx) ** 2 for x in lx)
-    return sum((x - mx) * (y - my) for x, y in zip(lx, ly)) / den if den else float("nan")
+    return sum((x - mx) * (y - my) for x, y in zip(lx, ly, strict=False)) / den if den else float("nan")
 
 
 def main():
@@ -53,7 +53,7 @@ def main():
     try:
         ncols = [int(x) for x in a.ncols.split(",") if x]
     except ValueError:
-        raise UsageError(f"--ncols {a.ncols}: expected comma-separated integers", "e.g. --ncols 12150,48602")
+        raise UsageError(f"--ncols {a.ncols}: expected comma-separated integers", "e.g. --ncols 12150,48602") from None
     if len(ncols) < 2 or min(ncols) < 4 or a.cols_per_process < 1 or a.repeat < 1:
         raise UsageError("need two or more --ncols of at least 4, --cols-per-process >= 1, --repeat >= 1",
                          "e.g. --ncols 12150,48602 --repeat 3")

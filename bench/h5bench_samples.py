@@ -23,6 +23,7 @@ Exit status 0 when every sample that is not another kernel ran.
 """
 import argparse
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -30,11 +31,9 @@ import sys
 import time
 from pathlib import Path
 
-SOURCE = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(SOURCE / "python"))
-
-from iokernels import h5bench_form, paths  # noqa: E402
-from iokernels.table import render  # noqa: E402
+import checkout  # noqa: F401  (the checkout's python/ when iokernels is not installed)
+from iokernels import h5bench_form, paths
+from iokernels.table import render
 
 
 def count_of(text):
@@ -129,7 +128,8 @@ def main():
     build = paths.build_dir(a.build_dir)
     samples = sorted(Path(a.samples).glob(a.glob))
     if not samples:
-        sys.exit(f"error: no {a.glob} in {a.samples}\n  hint: give h5bench's samples/ folder (git clone hpc-io/h5bench)")
+        sys.exit(f"error: no {a.glob} in {a.samples}\n"
+                 "  hint: give h5bench's samples/ folder (git clone hpc-io/h5bench)")
     work = Path(a.work).resolve()
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
@@ -145,7 +145,7 @@ def main():
         t0 = time.time()
         r = subprocess.run([sys.executable, "-m", "iokernels", "run", str(cfg), "--results", str(d / "res"),
                             "--build-dir", str(build)], cwd=d, capture_output=True, text=True,
-                           env={**__import__("os").environ, "PYTHONPATH": str(SOURCE / "python")})
+                           env={**os.environ, "PYTHONPATH": str(paths.PACKAGE_DIR.parent)})
         secs = time.time() - t0
         index = d / "res" / "index.json"
         statuses = [x["status"] for x in json.loads(index.read_text())["runs"]] if index.is_file() else []

@@ -58,7 +58,7 @@ def main():
 
     # The reference's own figures (data-only write bandwidth) beside raw.
     body = []
-    for run, raw in zip(runs, refs):
+    for run, raw in zip(runs, refs, strict=False):
         if not run.ok:
             continue
         s = run.summary

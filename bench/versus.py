@@ -36,7 +36,8 @@ Cases (--case, default all whose tool is given):
                      suite's values: iokernels bdcats verifies every element it reads)
   s3d                s3d_io.x 100 100 100 2 2 2 1 F DIR vs iokernels s3d -a pnetcdf --grid 100,100,100
                      --procs 2,2,2 -c 5 -o DIR (8 ranks; S3D-IO's default 5 checkpoints)
-  gcrm               gcrm_io zgrd.in vs iokernels gcrm zgrd.in (--gcrm-input, default level 5; ZGrd.CP.lyr.fcfg.one, 16 ranks;
+  gcrm               gcrm_io zgrd.in vs iokernels gcrm zgrd.in (--gcrm-input, default level 5;
+                     ZGrd.CP.lyr.fcfg.one, 16 ranks;
                      ../shared/datasets/gcrm copied into each run's directory, output paths pointed there)
   noncontig          noncontig_buf -q -n 100 -o FILE MAP vs iokernels noncontig -q -n 100 -o FILE MAP
                      (../shared/datasets/mpi_io_test/48602x72_512p_D1.nc, 16 ranks)
@@ -337,7 +338,7 @@ def summarize(case, runs):
     out["ratio"] = o / s if s and o else None
     seeds = [r for r in timed if r["side"] == "seed"]
     ours = [r for r in timed if r["side"] == "iokernels"]
-    out["pair_ratios"] = [y["wall_s"] / x["wall_s"] for x, y in zip(seeds, ours)
+    out["pair_ratios"] = [y["wall_s"] / x["wall_s"] for x, y in zip(seeds, ours, strict=False)
                           if x["status"] == y["status"] == "ok" and x["wall_s"] > 0]
     out["pair_ratio_median"] = statistics.median(out["pair_ratios"]) if out["pair_ratios"] else None
     out["bytes"] = next((r.get("bytes") for r in ours if r.get("bytes")), None)

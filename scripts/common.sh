@@ -28,6 +28,12 @@ IOK_PACKAGES=(
     linux-perf valgrind
 )
 
+# Python tools from PyPI (Debian 13 has no ruff), in a virtual environment
+# that sees the distribution's packages (numpy, h5py, netCDF4, adios2, pytest):
+# the python.lint test's ruff and mypy.  Inside the root when there is one.
+IOK_VENV="${IOK_VENV:-/opt/iokernels-venv}"
+IOK_PIP_PACKAGES=(ruff==0.17.6 mypy==2.4.1)
+
 # True when the host itself has the libraries we need in its archive
 # (Debian >= 13, Ubuntu >= 24.04).
 iok_host_is_new_enough() {

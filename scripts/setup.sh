@@ -7,8 +7,13 @@
 # Debian 13 root is created once with debootstrap, outside the source tree, and
 # reused on every later run; scripts/run.sh executes commands inside it.
 #
-# Idempotent: a finished root carries a stamp listing its packages; when the
-# stamp matches, this script returns in well under a second.
+# Python tools that Debian does not package (ruff; mypy at one version with
+# it) go into the virtual environment $IOK_VENV (/opt/iokernels-venv, inside
+# the root), which also sees the distribution's Python packages.
+#
+# Idempotent: a finished root and the virtual environment carry stamps
+# listing their packages; when they match, this script returns in well under
+# a second.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -25,9 +30,38 @@ apt_install() {  # apt_install [chroot-dir] pkg...
     DEBIAN_FRONTEND=noninteractive "${run[@]}" apt-get install -y -qq --no-install-recommends "$@" >/dev/null
 }
 
+# The virtual environment IOK_VENV with IOK_PIP_PACKAGES (inside the root
+# when there is one): made once, stamped with its package list like the root.
+python_venv() {  # python_venv [chroot-dir]
+    local root="$1" run=()
+    [[ -n "$root" ]] && run=(chroot "$root")
+    local vstamp="$root$IOK_VENV/.iokernels-stamp"
+    if [[ -f "$vstamp" && "$(cat "$vstamp")" == "${IOK_PIP_PACKAGES[*]}" ]]; then
+        return 0
+    fi
+    [[ $(id -u) -eq 0 ]] || { log "making $IOK_VENV needs root"; exit 1; }
+    log "installing ${IOK_PIP_PACKAGES[*]} from PyPI into $IOK_VENV"
+    # pip inside the root trusts what the host's pip trusts (a site's proxy
+    # CA in PIP_CERT / REQUESTS_CA_BUNDLE / SSL_CERT_FILE), as it resolves
+    # names with the host's resolv.conf
+    local cert="${PIP_CERT:-${REQUESTS_CA_BUNDLE:-${SSL_CERT_FILE:-}}}"
+    local pipenv=(env)
+    if [[ -n "$root" && -f "$cert" ]]; then
+        mkdir -p "$root/etc/iokernels"
+        cp "$cert" "$root/etc/iokernels/pip-ca.pem"
+        local c=/etc/iokernels/pip-ca.pem
+        pipenv=(env PIP_CERT=$c SSL_CERT_FILE=$c REQUESTS_CA_BUNDLE=$c)
+    fi
+    [[ -x "$root$IOK_VENV/bin/python" ]] || "${run[@]}" python3 -m venv --system-site-packages "$IOK_VENV"
+    "${run[@]}" "${pipenv[@]}" "$IOK_VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
+        "${IOK_PIP_PACKAGES[@]}"
+    echo "${IOK_PIP_PACKAGES[*]}" > "$vstamp"
+}
+
 if iok_host_is_new_enough; then
     stamp=/var/lib/iokernels-native.stamp
     if [[ -f "$stamp" && "$(cat "$stamp")" == "${IOK_PACKAGES[*]}" ]]; then
+        python_venv ""
         log "native packages already installed"
         exit 0
     fi
@@ -35,12 +69,15 @@ if iok_host_is_new_enough; then
     log "installing distribution packages natively"
     apt_install "" "${IOK_PACKAGES[@]}"
     mkdir -p "$(dirname "$stamp")"; echo "${IOK_PACKAGES[*]}" > "$stamp"
+    python_venv ""
     exit 0
 fi
 
 ROOT="$IOK_SYSROOT"
 stamp="$ROOT/.iokernels-stamp"
 if [[ -f "$stamp" && "$(cat "$stamp")" == "${IOK_PACKAGES[*]}" ]]; then
+    cp /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
+    python_venv "$ROOT"
     log "reusing Debian 13 root $ROOT"
     exit 0
 fi
@@ -60,4 +97,5 @@ log "installing ${#IOK_PACKAGES[@]} packages inside the root"
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
 apt_install "$ROOT" "${IOK_PACKAGES[@]}"
 echo "${IOK_PACKAGES[*]}" > "$stamp"
+python_venv "$ROOT"
 log "root ready: $ROOT"

@@ -69,9 +69,7 @@ int main(int argc, char** argv) {
     }
     MPI_Init(&argc, &argv);
     int rc = 0;
-    if (kernel->main) {
-        rc = kernel->main(argc - first, argv + first);
-    } else {
+    {
         const std::unique_ptr<iok::Kernel> k = kernel->make();  // gone before MPI_Finalize: it may hold communicators
         rc = iok::run_kernel(*k, MPI_COMM_WORLD, argc - first, argv + first);
     }

@@ -29,15 +29,18 @@ import platform
 import shlex
 import subprocess
 import time
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from . import launch, paths, results
+from ._types import Doc, Row, StrPath
 from .errors import UsageError
 from .table import format_bytes
 
 KERNEL = "ceiling"
 DEFAULT_CHUNK = 8 * 1024 * 1024
-MEASUREMENTS = (            # label, mode, raw_write options
+MEASUREMENTS: tuple[tuple[str, str, list[str]], ...] = (            # label, mode, raw_write options
     ("collective", "write", []),
     ("collective", "read", ["--read-only"]),
     ("independent", "write", ["--independent"]),
@@ -45,11 +48,11 @@ MEASUREMENTS = (            # label, mode, raw_write options
 )
 
 
-def ram_bytes():
+def ram_bytes() -> int:
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
-def mount_of(path):
+def mount_of(path: StrPath) -> tuple[str, str]:
     """(mount point, file system type) holding `path`, from /proc/mounts."""
     path = os.path.realpath(path)
     best = ("/", "unknown")
@@ -67,7 +70,7 @@ def mount_of(path):
     return best
 
 
-def choose_size(directory, size=None):
+def choose_size(directory: StrPath, size: int | None = None) -> tuple[int, int]:
     """(bytes, note): the requested size, or twice the RAM when the free
     space holds it with 10 % to spare, else half the free space (capped at
     RAM) with a note that writes may stay in the cache."""
@@ -84,11 +87,11 @@ def choose_size(directory, size=None):
     return max(min(ram, int(free * 0.45)), DEFAULT_CHUNK), free
 
 
-def drop_from_cache(path):
+def drop_from_cache(path: StrPath) -> str:
     """Makes the next read of `path` come from storage; returns how.  Only
     this file's pages go (posix_fadvise), not the node's whole cache
     (drop_caches would slow every other job on a shared node)."""
-    how = []
+    how: list[str] = []
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -101,7 +104,7 @@ def drop_from_cache(path):
     return " + ".join(how) or "none (reads may be served from the page cache)"
 
 
-def synced_write(path, size, chunk):
+def synced_write(path: StrPath, size: int, chunk: int) -> float:
     """One process writes `size` bytes sequentially and fsyncs; returns seconds
     from open to after fsync and close.  The data are random (a compressing
     or deduplicating file system cannot shortcut them)."""
@@ -119,7 +122,7 @@ def synced_write(path, size, chunk):
     return time.perf_counter() - t0
 
 
-def _entry(label, mode, nbytes, seconds, extra=None):
+def _entry(label: str, mode: str, nbytes: int, seconds: float, extra: Mapping[str, Any] | None = None) -> Doc:
     """A measurement in the shape of a kernel's per-file entry."""
     mib_s = nbytes / results.MiB / seconds if seconds > 0 else 0.0
     e = {"label": label, "mode": mode, "backend": "raw-mpiio" if label != "synced" else "posix",
@@ -129,8 +132,9 @@ def _entry(label, mode, nbytes, seconds, extra=None):
     return e
 
 
-def measure(directory, ranks, build, launcher=None, size=None, chunk=DEFAULT_CHUNK, env=None,
-            timeout=3600, log=print):
+def measure(directory: StrPath, ranks: int, build: StrPath, launcher: Sequence[str] | None = None,
+            size: int | None = None, chunk: int = DEFAULT_CHUNK, env: Mapping[str, str] | None = None,
+            timeout: float = 3600, log: Callable[[str], object] = print) -> Doc:
     """Runs the five measurements in `directory`; returns the document."""
     directory = Path(directory).resolve()
     if not directory.is_dir():
@@ -143,16 +147,19 @@ def measure(directory, ranks, build, launcher=None, size=None, chunk=DEFAULT_CHU
     size, free = choose_size(directory, size)
     chunk = min(chunk, size)
     ram = ram_bytes()
-    launcher = [a.replace("{ranks}", str(ranks)) for a in (launcher or ["mpiexec", "--oversubscribe", "-n", "{ranks}"])]
+    launch_argv = [a.replace("{ranks}", str(ranks))
+                   for a in (launcher or ["mpiexec", "--oversubscribe", "-n", "{ranks}"])]
     target = directory / f".iokernels-ceiling-{platform.node()}-{os.getpid()}.dat"
     scratch_json = directory / f".iokernels-ceiling-{os.getpid()}.json"
-    files, manifest, drops = [], None, []
+    files: list[Doc] = []
+    manifest: Doc | None = None
+    drops: list[str] = []
     run_env = {**os.environ, **(env or {})}
     try:
         for label, mode, opts in MEASUREMENTS:
             if mode == "read":
                 drops.append(drop_from_cache(target))
-            argv = launcher + [str(raw), "-n", str(size), "-c", str(chunk), "-o", str(target), *opts,
+            argv = launch_argv + [str(raw), "-n", str(size), "-c", str(chunk), "-o", str(target), *opts,
                                "--json", str(scratch_json)]
             if mode == "write":
                 argv += ["-k", "--overwrite"]
@@ -206,7 +213,7 @@ def measure(directory, ranks, build, launcher=None, size=None, chunk=DEFAULT_CHU
     }
 
 
-def one_line(doc):
+def one_line(doc: Doc) -> str:
     s, c = doc["summary"], doc["ceiling"]
     return (f"ceiling of {c['directory']} ({c['filesystem']}, {doc['params']['ranks']} ranks, "
             f"{doc['params']['size'] / results.MiB:.0f} MiB): write {s['write_mib_s']:.1f} MiB/s "
@@ -216,19 +223,20 @@ def one_line(doc):
 
 # ------------------------------------------------------------ using ceilings
 
-def is_ceiling(doc):
-    return doc.get("kernel") == KERNEL
+def is_ceiling(doc: Doc) -> bool:
+    return bool(doc.get("kernel") == KERNEL)
 
 
-def find(doc, ceilings):
+def find(doc: Doc, ceilings: Sequence[Doc]) -> Doc | None:
     """The ceiling of the directory `doc` ran in: the one whose directory
     holds the run's working directory or files (deepest first), else one on
     the same host and mount point; None when there is none."""
-    where = [doc.get("suite_run", {}).get("cwd")]
-    where += [f.get("path") for f in doc.get("files", []) if isinstance(f.get("path"), str)
+    given = [doc.get("suite_run", {}).get("cwd")]
+    given += [f.get("path") for f in doc.get("files", []) if isinstance(f.get("path"), str)
               and os.path.isabs(f["path"])]
-    where = [os.path.realpath(w) for w in where if w]
-    best, depth = None, -1
+    where = [os.path.realpath(w) for w in given if w]
+    best: Doc | None = None
+    depth = -1
     for c in ceilings:
         d = c["ceiling"]["directory"]
         for w in where:
@@ -243,17 +251,17 @@ def find(doc, ceilings):
     return None
 
 
-def reference(ceiling_doc, mode):
+def reference(ceiling_doc: Doc, mode: str) -> float:
     """Ceiling bandwidth (MiB/s) for a row of this mode: the better MPI-IO
     write for writes, the better cold read for reads and verification."""
     s = ceiling_doc["summary"]
-    return s["write_mib_s"] if mode == "write" else s["read_mib_s"]
+    return float(s["write_mib_s"] if mode == "write" else s["read_mib_s"])
 
 
-def percent(row, doc, ceilings):
+def percent(row: Row, doc: Doc, ceilings: Sequence[Doc]) -> float | None:
     """A row's bandwidth as % of its directory's ceiling, or None."""
     c = find(doc, ceilings)
     if not c or not row.get("mib_s"):
         return None
-    ref = reference(c, row.get("mode"))
-    return 100.0 * row["mib_s"] / ref if ref else None
+    ref = reference(c, row.get("mode") or "")
+    return 100.0 * float(row["mib_s"]) / ref if ref else None

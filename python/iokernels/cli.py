@@ -8,17 +8,19 @@ import os
 import shlex
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any, NoReturn
 
 from . import __version__, ceiling, launch, paths, results, slurm, stats, suite, table
 from . import compare as cmp
+from ._types import StrPath
 from .errors import UsageError
-
 
 NAME = "iokernels"      # how messages name the command: iokernels-suite when run as that
 
 
-def kernels_of(iokernels):
+def kernels_of(iokernels: StrPath) -> set[str]:
     """The kernels a build of iokernels has, as its usage text lists them."""
     p = subprocess.run([str(iokernels)], capture_output=True, text=True)  # usage: exit 2, on stderr
     text = p.stdout + p.stderr
@@ -26,7 +28,7 @@ def kernels_of(iokernels):
     return {line.split()[0] for line in block.splitlines() if line.strip()}
 
 
-def cmd_run(a):
+def cmd_run(a: argparse.Namespace) -> int:
     s = suite.load(a.suite)
     build = paths.build_dir(a.build_dir or (paths.source_dir() / s.build_dir if s.build_dir else None))
     if a.launcher:                   # e.g. srun inside an allocation (the slurm command's scripts)
@@ -46,7 +48,9 @@ def cmd_run(a):
             print(f"ceiling of {a.scratch or Path(a.results or 'RESULTS') / 'out'} before the runs: "
                   f"{ceiling_ranks(s)} ranks" + "".join(f", {k} {v}" for k, v in s.ceiling.items() if k != "ranks"))
         return 0
-    needed = {"iokernels"} | {r.kernel for r in s.runs if r.is_tool} | ({"raw_write"} if s.ceiling is not None else set())
+    needed = {"iokernels"} | {r.kernel for r in s.runs if r.is_tool}
+    if s.ceiling is not None:
+        needed.add("raw_write")
     missing = [n for n in sorted(needed) if not paths.program(build, n).is_file()]
     if missing:
         explicit = a.build_dir or s.build_dir or os.environ.get("IOK_BUILD_DIR")
@@ -92,20 +96,22 @@ def cmd_run(a):
     return 1 if failed else 0
 
 
-def ceiling_env(s):
+def ceiling_env(s: suite.Suite) -> dict[str, str]:
     """The suite's environment, and its MPI-IO layer when every run pins the same one."""
     env = dict(s.runs[0].env)
     layers = {r.io_layer for r in s.runs}
     if len(layers) == 1 and None not in layers:
-        env["OMPI_MCA_io"] = launch.layer_env(layers.pop())
+        layer = layers.pop()
+        assert layer is not None
+        env["OMPI_MCA_io"] = launch.layer_env(layer)
     return env
 
 
-def ceiling_ranks(s):
+def ceiling_ranks(s: suite.Suite) -> int:
     return (s.ceiling or {}).get("ranks") or max(r.ranks for r in s.runs)
 
 
-def cmd_ceiling(a):
+def cmd_ceiling(a: argparse.Namespace) -> int:
     build = paths.build_dir(a.build_dir)
     launcher = suite.launcher_argv(a.launcher, [], "--launcher")
     env = {"OMPI_MCA_io": launch.layer_env(a.io_layer)} if a.io_layer else {}
@@ -122,7 +128,7 @@ def cmd_ceiling(a):
     return 0
 
 
-def cmd_report(a):
+def cmd_report(a: argparse.Namespace) -> int:
     docs = results.load_many(a.paths)
     ceilings = [d for d in docs if ceiling.is_ceiling(d)]
     rows = []
@@ -143,7 +149,7 @@ def cmd_report(a):
     return 0
 
 
-def cmd_compare(a):
+def cmd_compare(a: argparse.Namespace) -> int:
     base, other = results.load_many([a.base]), results.load_many([a.other])
     bl, ol = cmp.layers(base), cmp.layers(other)
     warning = cmp.layer_warning(bl, ol)
@@ -178,8 +184,8 @@ def cmd_compare(a):
     return status
 
 
-def cmd_html(a):
-    from . import html_report        # matplotlib only when drawing
+def cmd_html(a: argparse.Namespace) -> int:
+    from . import html_report  # matplotlib only when drawing
     docs = results.load_many(a.paths)
     base = results.load_many(a.base) if a.base else None
     text = html_report.render(docs, title=a.title or "iokernels report", base_docs=base, limit=a.fail_above,
@@ -191,7 +197,7 @@ def cmd_html(a):
     return 0
 
 
-def cmd_slurm(a):
+def cmd_slurm(a: argparse.Namespace) -> int:
     text = slurm.script(a.suite, a.nodes, a.ntasks_per_node, a.time, partition=a.partition, account=a.account,
                         results=a.results, scratch=a.scratch, build=a.build_dir, srun_args=a.srun_args,
                         extra_sbatch=a.sbatch, setup=a.setup)
@@ -202,18 +208,18 @@ def cmd_slurm(a):
     return 0
 
 
-def cmd_plot(a):
-    from . import plot               # matplotlib only when plotting
+def cmd_plot(a: argparse.Namespace) -> int:
+    from . import plot  # matplotlib only when plotting
     docs = results.load_many(a.paths)
     try:
         panels = plot.plot(docs, a.out, title=a.title)
     except ValueError as e:
-        raise UsageError(str(e), "run the suite first; failed runs are not plotted")
+        raise UsageError(str(e), "run the suite first; failed runs are not plotted") from e
     print(f"{a.out}: {len(panels)} panel(s)")
     return 0
 
 
-def _ratio_limit(text):
+def _ratio_limit(text: str) -> float:
     try:
         v = float(text)
     except ValueError:
@@ -223,14 +229,14 @@ def _ratio_limit(text):
     return v
 
 
-def _size(text):
+def _size(text: str) -> int:
     try:
         return suite.parse_size(text, "size")
     except UsageError as e:
-        raise argparse.ArgumentTypeError(str(e))
+        raise argparse.ArgumentTypeError(str(e)) from e
 
 
-def programs_line():
+def programs_line() -> str:
     """Where the iokernels programs are taken from, for --help and --version."""
     if os.environ.get("IOK_BUILD_DIR"):
         return f"{paths.bin_dir(paths.build_dir())} (IOK_BUILD_DIR)"
@@ -241,15 +247,16 @@ def programs_line():
 class _Version(argparse.Action):
     """--version: one line, unwrapped (it names a directory)."""
 
-    def __init__(self, option_strings, dest, **kw):
+    def __init__(self, option_strings: Sequence[str], dest: str, **kw: Any) -> None:
         super().__init__(option_strings, dest, nargs=0, **kw)
 
-    def __call__(self, parser, namespace, values, option_string=None):
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> NoReturn:
         print(f"{parser.prog} {__version__}; programs: {programs_line()}")
         parser.exit()
 
 
-def parser(prog="python3 -m iokernels"):
+def parser(prog: str = "python3 -m iokernels") -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=prog, description=__doc__, epilog="programs: " + programs_line(),
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action=_Version, help="print the version and where the programs are taken from")
@@ -268,7 +275,8 @@ def parser(prog="python3 -m iokernels"):
     e.add_argument("directory", help="directory on the storage to measure (a temporary file is written there)")
     e.add_argument("--ranks", type=int, required=True, help="MPI ranks of the MPI-IO measurements")
     e.add_argument("--size", type=_size,
-                   help="bytes per measurement, e.g. 4GiB (default: twice the RAM when it fits, to defeat the page cache)")
+                   help="bytes per measurement, e.g. 4GiB (default: twice the RAM when it fits, to defeat the "
+                        "page cache)")
     e.add_argument("--chunk", type=_size, default=ceiling.DEFAULT_CHUNK,
                    help="bytes per write call (default 8 MiB)")
     e.add_argument("--io-layer", choices=suite.LAYERS, help="OpenMPI's MPI-IO layer (default: OpenMPI's choice)")
@@ -325,13 +333,14 @@ def parser(prog="python3 -m iokernels"):
     return p
 
 
-def main(argv=None, prog="python3 -m iokernels"):
+def main(argv: Sequence[str] | None = None, prog: str = "python3 -m iokernels") -> int:
     a = parser(prog).parse_args(argv)
     global NAME
     NAME = name = "iokernels" if prog.startswith("python") else prog     # what messages start with
     launch.exit_on_sigterm()
     try:
-        return a.func(a)
+        status: int = a.func(a)
+        return status
     except UsageError as e:
         print(f"{name} {a.command}: error: {e}", file=sys.stderr)
         return 2
@@ -340,6 +349,6 @@ def main(argv=None, prog="python3 -m iokernels"):
         return 130
 
 
-def console_main():
+def console_main() -> int:
     """The `iokernels-suite` command (pip's console script and the installed one)."""
     return main(prog="iokernels-suite")

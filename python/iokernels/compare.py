@@ -11,18 +11,27 @@ loudly, and rows matched across layers are marked.  Matched rows whose
 manifests differ in what shapes I/O (MPI, library versions, effective
 hints, node count, host) are named, so a ratio is never read without its
 cause in view."""
+from collections.abc import Iterable, Sequence
+from typing import Any
+
 from . import results, stats
+from ._types import Doc, Row
 from .table import render
 
 KEY = ("kernel", "case", "label", "mode", "backend", "strategy", "ranks", "hints", "axes")
 KEY_TITLES = ("kernel", "case", "file", "mode", "backend", "strategy", "ranks", "hints", "axes")
 
+# One side of a matched row: medians over its repeats (_aggregate).
+Aggregate = dict[str, Any]
+# (key, base, other, matched across MPI-IO layers)
+Pair = tuple[tuple[Any, ...], Aggregate, Aggregate, bool]
 
-def layers(docs):
+
+def layers(docs: Iterable[Doc]) -> list[str]:
     return sorted({results.layer_of(d) for d in docs if results.status_of(d) == "ok"})
 
 
-def layer_warning(base_layers, other_layers):
+def layer_warning(base_layers: list[str], other_layers: list[str]) -> str | None:
     """None when both sides pinned the same single layer; else the warning text."""
     if base_layers == other_layers and len(base_layers) == 1 and base_layers != ["unknown"]:
         return None
@@ -37,22 +46,22 @@ def layer_warning(base_layers, other_layers):
             "rerun one side with --io-layer romio|ompio (in a suite: io_layer = \"romio\").")
 
 
-def banner(text):
+def banner(text: str) -> str:
     bar = "!" * 78
     return "\n".join([bar] + ["WARNING: " + text.splitlines()[0]] + text.splitlines()[1:] + [bar])
 
 
-def _key(r, with_layer):
+def _key(r: Row, with_layer: bool) -> tuple[Any, ...]:
     return tuple(r.get(k, "") for k in KEY) + ((r["layer"],) if with_layer else ())
 
 
-def _aggregate(rows, with_layer):
-    groups = {}
+def _aggregate(rows: Iterable[Row], with_layer: bool) -> dict[tuple[Any, ...], Aggregate]:
+    groups: dict[tuple[Any, ...], list[Row]] = {}
     for r in rows:
         if r["status"] != "ok" or r.get("seconds") is None:
             continue
         groups.setdefault(_key(r, with_layer), []).append(r)
-    out = {}
+    out: dict[tuple[Any, ...], Aggregate] = {}
     for key, rs in groups.items():
         secs = stats.summarize(r["seconds"] for r in rs)
         out[key] = {"seconds": secs["median"], "mib_s": stats.summarize(r["mib_s"] or 0.0 for r in rs)["median"],
@@ -62,7 +71,8 @@ def _aggregate(rows, with_layer):
     return out
 
 
-def match(base_rows, other_rows):
+def match(base_rows: Sequence[Row], other_rows: Sequence[Row]
+          ) -> tuple[list[Pair], list[tuple[Any, ...]], list[tuple[Any, ...]]]:
     """Pairs (key, base, other, cross_layer): first on the same layer, then
     whatever is left on the layer-less key (flagged cross_layer)."""
     b1, o1 = _aggregate(base_rows, True), _aggregate(other_rows, True)
@@ -77,20 +87,20 @@ def match(base_rows, other_rows):
     return pairs, unmatched_b, unmatched_o
 
 
-def _ratio(a, b):
+def _ratio(a: float, b: float) -> str:
     return f"{b / a:.2f}x" if a else "-"
 
 
-def describe(key):
+def describe(key: Sequence[Any]) -> str:
     """'e3sm F h0 write pnetcdf canonical 16 ranks cb_nodes=2'"""
-    parts = dict(zip(KEY, key))
+    parts = dict(zip(KEY, key, strict=False))
     words = [str(parts[k]) for k in ("kernel", "case", "label", "mode", "backend", "strategy") if parts[k]]
     words.append(f"{parts['ranks']} ranks")
     words += [parts[k] for k in ("hints", "axes") if parts[k]]
     return " ".join(words)
 
 
-def compare_table(pairs, fail_above=None):
+def compare_table(pairs: Sequence[Pair], fail_above: float | None = None) -> str:
     """The side-by-side table; key columns that are empty in every pair
     (no hints, no matrix) are left out; with `fail_above` a last column
     says SLOWER for a pair over the limit."""
@@ -113,12 +123,12 @@ def compare_table(pairs, fail_above=None):
     return render(headers, body, numeric=numeric)
 
 
-def slower(b, o, limit):
+def slower(b: Aggregate, o: Aggregate, limit: float) -> bool:
     """The other side's median time exceeds `limit` x the base's."""
-    return b["seconds"] > 0 and o["seconds"] / b["seconds"] > limit
+    return bool(b["seconds"] > 0 and o["seconds"] / b["seconds"] > limit)
 
 
-def regressions(pairs, limit):
+def regressions(pairs: Sequence[Pair], limit: float) -> list[str]:
     """Lines naming every pair whose median time grew by more than `limit`,
     with the spread of both sides (a noisy base makes a verdict weak)."""
     out = []
@@ -134,7 +144,7 @@ def regressions(pairs, limit):
     return out
 
 
-def _manifest_facts(m, backend):
+def _manifest_facts(m: Doc, backend: str) -> dict[str, Any]:
     """What in a manifest shapes I/O, flattened: mpi, the backend's library,
     effective hints, nodes, host, iokernels version."""
     facts = {"mpi": m.get("mpi"), "nodes": m.get("nodes"), "host": m.get("host"),
@@ -147,20 +157,22 @@ def _manifest_facts(m, backend):
     return facts
 
 
-def manifest_differences(pairs):
+def _facts_seen(side: Aggregate, backend: str) -> dict[str, set[str]]:
+    """{fact: {values}} over the manifests of one side of a pair."""
+    seen: dict[str, set[str]] = {}
+    for m in side["manifests"]:
+        for k, v in _manifest_facts(m, backend).items():
+            if v is not None:
+                seen.setdefault(k, set()).add(str(v))
+    return seen
+
+
+def manifest_differences(pairs: Sequence[Pair]) -> list[str]:
     """['e3sm F h0 write pnetcdf ...: library pnetcdf PnetCDF 1.14.0 vs PnetCDF 1.13.0; ...']"""
     lines = []
     for key, b, o, _ in sorted(pairs, key=lambda p: tuple(str(x) for x in p[0])):
-        backend = dict(zip(KEY, key))["backend"]
-
-        def values(side):
-            seen = {}
-            for m in side["manifests"]:
-                for k, v in _manifest_facts(m, backend).items():
-                    if v is not None:
-                        seen.setdefault(k, set()).add(str(v))
-            return seen
-        bv, ov = values(b), values(o)
+        backend = dict(zip(KEY, key, strict=False))["backend"]
+        bv, ov = _facts_seen(b, backend), _facts_seen(o, backend)
         diffs = [f"{k} {'/'.join(sorted(bv.get(k, {'(none)'})))} vs {'/'.join(sorted(ov.get(k, {'(none)'})))}"
                  for k in sorted(set(bv) | set(ov)) if bv.get(k) != ov.get(k)]
         if diffs:

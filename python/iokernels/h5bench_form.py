@@ -35,12 +35,14 @@ import re
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
+from ._types import Doc, StrPath
 from .errors import UsageError
 
 # benchmark -> (kernel, keys it implies).  h5bench 1.6's driver knows
 # write_var_normal_dist; its sample names the same binary write_normal_dist.
-BENCHMARKS = {
+BENCHMARKS: dict[str, tuple[str, dict[str, str]]] = {
     "write": ("vpic", {}),
     "write-unlimited": ("vpic", {"UNLIMITED": "YES"}),
     "write_var_normal_dist": ("vpic", {}),
@@ -65,7 +67,7 @@ TOP_KEYS = {"mpi", "vol", "file-system", "directory", "benchmarks"}
 UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
-def size_bytes(text, where="size"):
+def size_bytes(text: object, where: str = "size") -> int:
     """h5bench's sizes: "4M", "4 M", "1MB" = 4 Mi...; a UsageError naming `where` otherwise."""
     m = re.fullmatch(r"\s*(\d+)\s*([KMGT]?)B?\s*", str(text), re.IGNORECASE)
     if not m:
@@ -73,13 +75,13 @@ def size_bytes(text, where="size"):
     return int(m.group(1)) * UNITS[m.group(2).upper()]
 
 
-def _launcher(mpi, where):
+def _launcher(mpi: Any, where: str) -> tuple[list[str], int]:
     """(launcher argv with {ranks}, ranks) from the "mpi" section."""
     if not isinstance(mpi, dict):
         raise UsageError(f"{where}: 'mpi' must be an object with 'command' and 'ranks'")
     command = str(mpi.get("command", "mpirun"))
     extra = shlex.split(str(mpi.get("configuration", "")))
-    ranks = mpi.get("ranks")
+    ranks: Any = mpi.get("ranks")
     # A rank count inside "configuration" is what h5bench would launch with.
     for flag in ("-n", "-np", "--np", "--n"):
         if flag in extra:
@@ -92,15 +94,15 @@ def _launcher(mpi, where):
         ranks = int(ranks)
     except (TypeError, ValueError):
         raise UsageError(f"{where}: 'mpi.ranks' must be a number of ranks, got {ranks!r}",
-                         'e.g. "mpi": {"command": "mpirun", "ranks": "4"}')
+                         'e.g. "mpi": {"command": "mpirun", "ranks": "4"}') from None
     if ranks <= 0:
         raise UsageError(f"{where}: 'mpi.ranks' must be positive, got {ranks}")
     return [command, *extra, "-n", "{ranks}"], ranks
 
 
-def _common_args(doc, where):
+def _common_args(doc: Doc, where: str) -> list[str]:
     """Options every entry gets: striping hints from 'file-system'."""
-    args = []
+    args: list[str] = []
     fs = doc.get("file-system", {}) or {}
     if not isinstance(fs, dict):
         raise UsageError(f"{where}: 'file-system' must be an object")
@@ -113,11 +115,11 @@ def _common_args(doc, where):
     return args
 
 
-def _vol_env(doc, where):
+def _vol_env(doc: Doc, where: str) -> dict[str, str]:
     vol = doc.get("vol", {}) or {}
     if not isinstance(vol, dict):
         raise UsageError(f"{where}: 'vol' must be an object")
-    env = {}
+    env: dict[str, str] = {}
     if vol.get("connector"):
         env["HDF5_VOL_CONNECTOR"] = str(vol["connector"])
     if vol.get("path"):
@@ -127,7 +129,7 @@ def _vol_env(doc, where):
     return env
 
 
-def to_suite(doc, path):
+def to_suite(doc: Any, path: StrPath) -> tuple[Doc, list[Path]]:
     """The h5bench document -> (suite dict for suite.from_dict, directories to create)."""
     where = str(path)
     if not isinstance(doc, dict):
@@ -142,7 +144,9 @@ def to_suite(doc, path):
         raise UsageError(f"{where}: 'benchmarks' must be a non-empty list",
                          'e.g. "benchmarks": [{"benchmark": "write", "file": "test.h5", "configuration": {...}}]')
     common = _common_args(doc, where)
-    cases, notes, unlimited_files = [], [], set()
+    cases: list[Doc] = []
+    notes: list[str] = []
+    unlimited_files: set[str] = set()
     for no, entry in enumerate(benchmarks, 1):
         w = f"{where}: benchmarks[{no - 1}]"
         if not isinstance(entry, dict):
@@ -173,22 +177,23 @@ def to_suite(doc, path):
     for n in notes:
         print(f"iokernels: note: {n}", file=sys.stderr)
     description = f"h5bench configuration {path}" + ("; notes: " + " ".join(notes) if notes else "")
-    suite = {"name": Path(path).stem, "description": description}
+    suite: Doc = {"name": Path(path).stem, "description": description}
     env = _vol_env(doc, where)
     if env:
         suite["env"] = env
     return {"suite": suite, "case": cases}, [directory]
 
 
-def _in_directory(directory, name):
+def _in_directory(directory: Path, name: str) -> str:
     """DIRECTORY/NAME as h5bench resolves it: relative to where it runs."""
     p = directory / name
     return str(p) if p.is_absolute() else "{cwd}/" + str(p)
 
 
-def _pattern_args(name, config, implied, directory, file, unlimited_files, w, notes):
+def _pattern_args(name: str, config: Doc, implied: dict[str, str], directory: Path, file: str,
+                  unlimited_files: set[str], w: str, notes: list[str]) -> list[str]:
     """Arguments of vpic/bdcats for one h5bench_patterns entry."""
-    settings = {}
+    settings: dict[str, str] = {}
     for key, value in config.items():
         if isinstance(value, (dict, list)) or not re.fullmatch(r"[A-Z][A-Z0-9_]*", str(key)):
             raise UsageError(f"{w}: configuration key {key!r} = {value!r} is not an h5bench KEY: VALUE",
@@ -215,7 +220,7 @@ def _pattern_args(name, config, implied, directory, file, unlimited_files, w, no
     elif file in unlimited_files:
         settings.setdefault("UNLIMITED", "YES")  # the layout the file was written with
     settings.update(implied)
-    args = []
+    args: list[str] = []
     for key, value in settings.items():
         if key == "CSV_FILE":
             # h5bench writes it into the run's own directory
@@ -229,14 +234,14 @@ def _pattern_args(name, config, implied, directory, file, unlimited_files, w, no
     return args
 
 
-def _e3sm_args(config, directory, file, w, notes):
+def _e3sm_args(config: Doc, directory: Path, file: str, w: str, notes: list[str]) -> list[str]:
     """h5bench's e3sm entry as its driver builds the command: each key with a
     value is -KEY VALUE (empty values are dropped, so "k": "" keeps nothing),
     then -a hdf5 -x blob, -o DIRECTORY/<id>/FILE and the map DIRECTORY/MAP."""
     if "map" not in config or not str(config["map"]):
         raise UsageError(f"{w}: the e3sm entry has no 'map' in its configuration",
                          'add e.g. "map": "datasets/map_f_case_16p.h5" (relative to "directory")')
-    args = []
+    args: list[str] = []
     for key, value in config.items():
         if key in ("i", "o", "map") or value in ("", None):
             continue

@@ -10,10 +10,16 @@ import base64
 import datetime
 import html
 import statistics
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from . import compare as cmp
 from . import figures, results, runs, stats
+from ._types import Doc
 from .table import format_bytes
+
+# runs.group(): {(series key, ranks): [summaries of its repeats]}
+Groups = dict[tuple[tuple[Any, ...], int], list[runs.Summary]]
 
 STYLE = """
 body { font-family: DejaVu Sans, Helvetica, Arial, sans-serif; margin: 1.5em 2em; color: #222; }
@@ -28,16 +34,17 @@ img.plot { margin: 0.3em 0.6em 0.3em 0; border: 1px solid #eee; vertical-align: 
 """
 
 
-def _e(x):
+def _e(x: object) -> str:
     return html.escape("" if x is None else str(x))
 
 
-def _img(svg, alt):
+def _img(svg: str, alt: str) -> str:
     data = base64.b64encode(svg.encode()).decode()
     return f'<img class="plot" alt="{_e(alt)}" src="data:image/svg+xml;base64,{data}">'
 
 
-def _table(headers, rows, classes=None, row_classes=None):
+def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], classes: Sequence[Sequence[str]] | None = None,
+           row_classes: Sequence[str] | None = None) -> str:
     """rows: lists of cells (already text); classes[i][j] a cell's class."""
     out = ["<table><tr>" + "".join(f"<th>{_e(h)}</th>" for h in headers) + "</tr>"]
     for i, r in enumerate(rows):
@@ -50,11 +57,11 @@ def _table(headers, rows, classes=None, row_classes=None):
     return "\n".join(out + ["</table>"])
 
 
-def _num(v, fmt="{:.1f}"):
+def _num(v: float | None, fmt: str = "{:.1f}") -> str:
     return "" if v is None else fmt.format(v)
 
 
-def _ceiling_section(ceilings):
+def _ceiling_section(ceilings: Sequence[Doc]) -> str:
     if not ceilings:
         return ("<h2>Storage ceiling</h2><p class='note'>No ceiling measured: run <code>python3 -m iokernels "
                 "ceiling DIR --ranks N</code> (or <code>ceiling = true</code> in the suite) and pass its result "
@@ -77,13 +84,13 @@ def _ceiling_section(ceilings):
             + f"<ul class='note'>{notes}</ul>")
 
 
-def _median_pct(reps):
+def _median_pct(reps: Sequence[runs.Summary]) -> float | None:
     pct = [r["pct_ceiling"] for r in reps if r["pct_ceiling"] is not None]
     return statistics.median(pct) if pct else None
 
 
-def _bandwidth_section(groups):
-    panels = {}
+def _bandwidth_section(groups: Groups) -> str:
+    panels: dict[tuple[Any, Any, Any, int], list[list[runs.Summary]]] = {}
     for (key, ranks), reps in groups.items():
         kernel, case, mode = key[0], key[1], key[2]
         panels.setdefault((kernel, case, mode, ranks), []).append(reps)
@@ -96,10 +103,12 @@ def _bandwidth_section(groups):
     return "<h2>Bandwidth</h2>" + "".join(imgs)
 
 
-def _variance_section(groups):
+def _variance_section(groups: Groups) -> str:
     headers = ["kernel", "case", "mode", "library", "strategy", "layer", "hints / matrix", "ranks", "runs",
                "median MiB/s", "min", "max", "CV %", "% of ceiling", ""]
-    rows, flags, classes = [], [], []
+    rows: list[list[str]] = []
+    flags: list[str] = []
+    classes: list[list[str]] = []
     for (key, ranks), reps in groups.items():
         s = stats.summarize(r["mib_s"] for r in reps)
         pct = _median_pct(reps)
@@ -117,8 +126,8 @@ def _variance_section(groups):
     return ("<h2>Repeats, variance and % of ceiling</h2>" + _table(headers, rows, classes, flags) + note)
 
 
-def _phase_section(groups):
-    by_case = {}
+def _phase_section(groups: Groups) -> str:
+    by_case: dict[tuple[Any, Any, Any], list[tuple[str, dict[str, float]]]] = {}
     for (key, ranks), reps in groups.items():
         label = runs.series_label(reps[0]) + f"\n{ranks} ranks"
         med = {p: statistics.median(r["phases"].get(p, 0.0) for r in reps) for p in runs.PHASES}
@@ -131,15 +140,15 @@ def _phase_section(groups):
     return "<h2>Phase breakdown</h2>" + "".join(imgs)
 
 
-def _scaling_section(groups):
-    lines = {}
+def _scaling_section(groups: Groups) -> str:
+    lines: dict[tuple[Any, ...], list[tuple[int, list[float], Doc | None]]] = {}
     for (key, ranks), reps in groups.items():
         lines.setdefault(key, []).append((ranks, [r["mib_s"] for r in reps], reps[0]["ceiling"]))
-    per_case = {}
+    per_case: dict[tuple[Any, Any, Any], list[tuple[str, list[tuple[int, list[float]]], Doc | None]]] = {}
     for key, points in lines.items():
         if len(points) > 1:
             per_case.setdefault((key[0], key[1], key[2]), []).append((runs.series_label(dict(zip(
-                ("kernel", "case", "mode", "backend", "strategy", "layer", "hints", "axes"), key))),
+                ("kernel", "case", "mode", "backend", "strategy", "layer", "hints", "axes"), key, strict=False))),
                 [(n, v) for n, v, _ in points], next((c for _, _, c in points if c), None)))
     if not per_case:
         return ""
@@ -151,14 +160,15 @@ def _scaling_section(groups):
     return "<h2>Scaling</h2>" + "".join(imgs)
 
 
-def _compare_section(base_docs, docs, limit):
+def _compare_section(base_docs: Sequence[Doc], docs: Sequence[Doc], limit: float) -> str:
     b_rows = [r for d in base_docs for r in results.rows(d)]
     o_rows = [r for d in docs for r in results.rows(d)]
     pairs, only_b, only_o = cmp.match(b_rows, o_rows)
     warning = cmp.layer_warning(cmp.layers(base_docs), cmp.layers(docs))
     headers = ["kernel", "case", "file", "mode", "backend", "strategy", "ranks", "hints / matrix", "layer",
                "base s", "other s", "time x", "base MiB/s", "other MiB/s", "bw x"]
-    rows, classes = [], []
+    rows: list[list[str]] = []
+    classes: list[list[str]] = []
     for key, b, o, cross in sorted(pairs, key=lambda p: tuple(str(x) for x in p[0])):
         ratio = o["seconds"] / b["seconds"] if b["seconds"] else None
         bw = o["mib_s"] / b["mib_s"] if b["mib_s"] else None
@@ -184,7 +194,7 @@ def _compare_section(base_docs, docs, limit):
     return "".join(out)
 
 
-def _failed_section(docs):
+def _failed_section(docs: Iterable[Doc]) -> str:
     bad = [d for d in docs if results.status_of(d) != "ok"]
     if not bad:
         return ""
@@ -197,7 +207,7 @@ def _failed_section(docs):
     return f"<h2>Failed runs ({len(bad)})</h2>" + "".join(items)
 
 
-def _manifest_section(docs):
+def _manifest_section(docs: Iterable[Doc]) -> str:
     items = []
     for d in docs:
         m = d.get("manifest", {})
@@ -219,7 +229,8 @@ def _manifest_section(docs):
     return "<h2>Manifests</h2>" + "".join(items)
 
 
-def render(docs, title="iokernels report", base_docs=None, limit=1.10, sources=()):
+def render(docs: Sequence[Doc], title: str = "iokernels report", base_docs: Sequence[Doc] | None = None,
+           limit: float = 1.10, sources: Sequence[object] = ()) -> str:
     sums, ceilings = runs.summaries(docs)
     groups = runs.group(sums)
     n_ok = sum(1 for d in docs if results.status_of(d) == "ok" and not d.get("kernel") == "ceiling")
@@ -231,7 +242,7 @@ def render(docs, title="iokernels report", base_docs=None, limit=1.10, sources=(
         f"<h1>{_e(title)}</h1>",
         f"<p class='note'>{n_ok} of {n_runs} runs succeeded; {len(ceilings)} ceiling measurement(s). "
         f"Sources: {_e(', '.join(map(str, sources)))}. Generated "
-        f"{datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}.</p>",
+        f"{datetime.datetime.now(datetime.UTC).strftime('%Y-%m-%d %H:%M UTC')}.</p>",
         _ceiling_section(ceilings),
     ]
     if groups:

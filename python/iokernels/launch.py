@@ -11,40 +11,45 @@ results directory:
 """
 import datetime
 import functools
-import re
 import json
 import os
+import re
 import shlex
 import signal
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from . import paths, results
+from ._types import Doc, StrPath
 from .errors import UsageError
+from .suite import RunSpec, Suite
 
 STDERR_TAIL_LINES = 40
 
 
-def exit_on_sigterm():
+def exit_on_sigterm() -> None:
     """SIGTERM becomes SystemExit, so a running launch is killed on the way out."""
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
 
-def utc_now():
-    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+def utc_now() -> str:
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def placeholders(spec, outdir, build):
+def placeholders(spec: RunSpec, outdir: StrPath, build: StrPath) -> dict[str, Any]:
     return {"outdir": str(outdir), "shared": str(paths.shared_dir()), "source": str(paths.source_dir()),
-            "build": str(build), "bin": str(paths.bin_dir(build)), "cwd": os.getcwd(), "ranks": spec.ranks, "backend": spec.backend or "",
+            "build": str(build), "bin": str(paths.bin_dir(build)), "cwd": os.getcwd(), "ranks": spec.ranks,
+            "backend": spec.backend or "",
             "strategy": spec.strategy or "", "io_layer": spec.io_layer or "", "repeat": spec.repeat + 1,
             "case": spec.case, "kernel": spec.kernel, **spec.inputs, **spec.matrix}
 
 
-def make_inputs(suite, directory, build, dry_run=False):
+def make_inputs(suite: Suite, directory: StrPath, build: StrPath, dry_run: bool = False) -> list[Doc]:
     """Writes the suite's [[input]] files into `directory` (once: an existing
     file is kept) and tells every run where they are.  Returns the index
     entries; a failing command is a UsageError with its output's tail."""
@@ -62,7 +67,7 @@ def make_inputs(suite, directory, build, dry_run=False):
                 p = subprocess.run(argv, capture_output=True, text=True, timeout=3600)
             except OSError as e:
                 raise UsageError(f"input {inp.name}: cannot run {argv[0]}: {e.strerror}",
-                                 "check the input's command (is the program built?)")
+                                 "check the input's command (is the program built?)") from e
             if p.returncode != 0 or not path.exists():
                 tail = "\n".join((p.stderr or p.stdout).strip().splitlines()[-5:])
                 raise UsageError(f"input {inp.name}: {shlex.join(argv)} failed (exit {p.returncode}) or wrote no "
@@ -74,7 +79,7 @@ def make_inputs(suite, directory, build, dry_run=False):
     return entries
 
 
-def command(spec, outdir, json_path, build):
+def command(spec: RunSpec, outdir: StrPath, json_path: StrPath, build: StrPath) -> list[str]:
     """The full argv: launcher, program, kernel options, args, --json."""
     values = placeholders(spec, outdir, build)
     argv = [a.format(**values) for a in spec.launcher]
@@ -97,7 +102,7 @@ def command(spec, outdir, json_path, build):
 
 
 @functools.cache
-def romio_component():
+def romio_component() -> str:
     """OpenMPI's ROMIO component (romio341 in OpenMPI 5, romio321 in 4), from
     ompi_info: OMPI_MCA_io may name only a component that exists."""
     try:
@@ -111,12 +116,12 @@ def romio_component():
     return m.group(1)
 
 
-def layer_env(layer):
+def layer_env(layer: str) -> str:
     """OMPI_MCA_io value that makes OpenMPI use `layer` (as src/core/mpi_layer.cpp)."""
     return romio_component() if layer == "romio" else "ompio"
 
 
-def environment(spec, base_env=None):
+def environment(spec: RunSpec, base_env: Mapping[str, str] | None = None) -> dict[str, str]:
     """Variables the run sets on top of the current environment."""
     env = dict(base_env or {})
     if spec.io_layer:
@@ -126,7 +131,8 @@ def environment(spec, base_env=None):
     return env
 
 
-def execute(argv, cwd, extra_env, timeout, stdout_path, stderr_path):
+def execute(argv: Sequence[str], cwd: StrPath, extra_env: Mapping[str, str], timeout: float | None,
+            stdout_path: StrPath, stderr_path: StrPath) -> tuple[int | None, float]:
     """Runs argv in its own process group; on timeout kills that group.
     Returns (returncode or None on timeout, wall seconds)."""
     env = {**os.environ, **extra_env}
@@ -150,7 +156,7 @@ def execute(argv, cwd, extra_env, timeout, stdout_path, stderr_path):
         # processes of 0.5 s measured in steps of 0.05 s: issue 19).
         expired = threading.Event()
 
-        def kill_on_expiry():
+        def kill_on_expiry() -> None:
             try:
                 os.killpg(p.pid, signal.SIGKILL)    # the launcher and its ranks, nothing else
                 expired.set()
@@ -162,7 +168,7 @@ def execute(argv, cwd, extra_env, timeout, stdout_path, stderr_path):
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # a signal that came meanwhile is handled here
             if timer:
                 timer.start()
-            rc = p.wait()
+            rc: int | None = p.wait()
             t1 = time.monotonic()
             if timer:
                 timer.cancel()
@@ -181,7 +187,7 @@ def execute(argv, cwd, extra_env, timeout, stdout_path, stderr_path):
     return rc, t1 - t0
 
 
-def _tail(path, n=STDERR_TAIL_LINES):
+def _tail(path: StrPath, n: int = STDERR_TAIL_LINES) -> list[str]:
     try:
         with open(path, errors="replace") as f:
             return f.read().splitlines()[-n:]
@@ -189,7 +195,7 @@ def _tail(path, n=STDERR_TAIL_LINES):
         return []
 
 
-def first_error(lines):
+def first_error(lines: Sequence[str]) -> str:
     """The line that says what went wrong: the first naming an error, else
     the last with words (launchers frame their messages in ----- rules)."""
     for line in lines:
@@ -201,35 +207,35 @@ def first_error(lines):
 class ResultsDir:
     """A results directory being filled by one `run` invocation."""
 
-    def __init__(self, root, suite, scratch=None):
+    def __init__(self, root: StrPath, suite: Suite, scratch: StrPath | None = None) -> None:
         self.root = Path(root).resolve()
         if self.root.exists() and any(self.root.iterdir()):
             raise UsageError(f"results directory {self.root} is not empty",
                              "choose a new one with --results DIR (results are never overwritten)")
         (self.root / "logs").mkdir(parents=True, exist_ok=True)
         self.out_root = Path(scratch).resolve() if scratch else self.root / "out"
-        self.index = {"schema": "iokernels-suite-index/1", "suite": suite.name, "suite_file": str(suite.path),
+        self.index: Doc = {"schema": "iokernels-suite-index/1", "suite": suite.name, "suite_file": str(suite.path),
                       "description": suite.description, "started_utc": utc_now(), "runs": []}
         self.save_index()
 
-    def save_index(self):
+    def save_index(self) -> None:
         tmp = self.root / (results.INDEX + ".tmp")
         with open(tmp, "w") as f:
             json.dump(self.index, f, indent=2)
         tmp.replace(self.root / results.INDEX)
 
-    def run(self, spec, build, outdir=None):
+    def run(self, spec: RunSpec, build: StrPath, outdir: StrPath | None = None) -> Doc:
         """Executes one run (in `outdir`, by default its own directory under
         the scratch root); returns its stored document."""
-        outdir = Path(outdir).resolve() if outdir else self.out_root / spec.run_id
-        outdir.mkdir(parents=True, exist_ok=True)
+        where = Path(outdir).resolve() if outdir else self.out_root / spec.run_id
+        where.mkdir(parents=True, exist_ok=True)
         json_path = self.root / f"{spec.run_id}.json"
-        argv = command(spec, outdir, json_path, build)
+        argv = command(spec, where, json_path, build)
         env = environment(spec)
         so, se = self.root / "logs" / f"{spec.run_id}.stdout", self.root / "logs" / f"{spec.run_id}.stderr"
         started = utc_now()
-        rc, wall = execute(argv, outdir, env, spec.timeout, so, se)
-        doc = None
+        rc, wall = execute(argv, where, env, spec.timeout, so, se)
+        doc: Doc | None = None
         if json_path.is_file():
             try:
                 doc = results.load_doc(json_path)
@@ -254,7 +260,8 @@ class ResultsDir:
         doc["suite_run"] = {
             "id": spec.run_id, "suite": self.index["suite"], "case": spec.case, "kernel": spec.kernel,
             "backend": spec.backend, "strategy": spec.strategy, "ranks": spec.ranks, "io_layer": spec.io_layer,
-            "matrix": spec.matrix, "hints": spec.hints, "env": env, "repeat": spec.repeat + 1, "command": argv, "cwd": str(outdir),
+            "matrix": spec.matrix, "hints": spec.hints, "env": env, "repeat": spec.repeat + 1, "command": argv,
+            "cwd": str(where),
             "status": status, "returncode": rc, "started_utc": started, "wall_seconds": round(wall, 3),
             "stdout_log": str(so.relative_to(self.root)), "stderr_log": str(se.relative_to(self.root)),
             "stderr_tail": tail if status != "ok" else [],
@@ -262,7 +269,7 @@ class ResultsDir:
         with open(json_path, "w") as f:
             json.dump(doc, f, indent=2)
         try:
-            outdir.rmdir()                  # only if the program cleaned up after itself
+            where.rmdir()                   # only if the program cleaned up after itself
         except OSError:
             pass
         entry = {"id": spec.run_id, "result": json_path.name, "status": status, "returncode": rc,
@@ -278,7 +285,7 @@ class ResultsDir:
         doc["_path"] = str(json_path)
         return doc
 
-    def finish(self):
+    def finish(self) -> None:
         self.index["finished_utc"] = utc_now()
         self.save_index()
         if self.out_root == self.root / "out":
@@ -288,7 +295,7 @@ class ResultsDir:
                 pass
 
 
-def progress_line(spec, doc):
+def progress_line(spec: RunSpec, doc: Doc) -> str:
     sr = doc["suite_run"]
     head = f"[{spec.index}/{spec.total}] {spec.label()} ... "
     if sr["status"] != "ok":
@@ -307,22 +314,22 @@ class Progress:
     the second round on every combination has one), else from the mean of the
     runs done so far."""
 
-    def __init__(self, runs):
+    def __init__(self, runs: Iterable[RunSpec]) -> None:
         self.runs = list(runs)
         self.done = 0
         self.started = time.monotonic()
-        self.walls = {}                 # combination -> wall seconds of its repeats so far
+        self.walls: dict[tuple[Any, ...], list[float]] = {}   # combination -> wall seconds of its repeats so far
 
     @staticmethod
-    def combination(spec):
+    def combination(spec: RunSpec) -> tuple[Any, ...]:
         return (spec.case, spec.ranks, spec.backend, spec.strategy, spec.io_layer,
                 tuple(sorted(spec.axes().items())))
 
-    def record(self, spec, wall):
+    def record(self, spec: RunSpec, wall: float) -> None:
         self.done += 1
         self.walls.setdefault(self.combination(spec), []).append(wall)
 
-    def seconds_left(self):
+    def seconds_left(self) -> float | None:
         if not self.done:
             return None
         every = [w for ws in self.walls.values() for w in ws]
@@ -333,7 +340,7 @@ class Progress:
             left += sum(ws) / len(ws) if ws else mean
         return left
 
-    def status(self):
+    def status(self) -> str:
         """'3/12 done, 0:41 elapsed, ~2:05 left'"""
         left = self.seconds_left()
         elapsed = time.monotonic() - self.started
@@ -343,7 +350,7 @@ class Progress:
         return text
 
 
-def format_clock(seconds):
+def format_clock(seconds: float) -> str:
     """75 -> '1:15', 3725 -> '1:02:05'."""
     s = int(round(seconds))
     h, m = divmod(s, 3600)
@@ -351,7 +358,7 @@ def format_clock(seconds):
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
-def format_seconds(t):
+def format_seconds(t: float) -> str:
     """0.85, 12.3, 0.0042: two decimals, or two significant digits below 0.1 s."""
     return f"{t:.1f}" if t >= 10 else f"{t:.2f}" if t >= 0.1 else f"{t:.2g}"
 

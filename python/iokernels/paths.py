@@ -16,25 +16,27 @@ import shutil
 import sys
 from pathlib import Path
 
+from ._types import StrPath
+
 PACKAGE_DIR = Path(__file__).resolve().parent
 SOURCE_DIR = PACKAGE_DIR.parents[1]
 PROGRAM = "iokernels"
 
 
-def in_checkout():
+def in_checkout() -> bool:
     """True when this package is python/iokernels of a source checkout."""
     return (SOURCE_DIR / "CMakeLists.txt").is_file() and (SOURCE_DIR / "src" / "main.cpp").is_file()
 
 
-def source_dir():
+def source_dir() -> Path:
     return Path(os.environ.get("IOK_SOURCE_DIR", SOURCE_DIR))
 
 
-def _has_program(d):
+def _has_program(d: StrPath) -> bool:
     return (Path(d) / PROGRAM).is_file() and os.access(Path(d) / PROGRAM, os.X_OK)
 
 
-def _installed_bin():
+def _installed_bin() -> Path | None:
     """P/bin of the installation holding this package (P/share/iokernels/python/iokernels)."""
     if PACKAGE_DIR.parent.name == "python" and PACKAGE_DIR.parents[1].name == "iokernels":
         bindir = PACKAGE_DIR.parents[3] / "bin"
@@ -43,7 +45,7 @@ def _installed_bin():
     return None
 
 
-def found_programs():
+def found_programs() -> tuple[Path | None, str]:
     """(directory, how it was found) without --build-dir/IOK_BUILD_DIR, or
     (None, what was tried)."""
     if in_checkout() and _has_program(source_dir() / "build" / "src"):
@@ -60,7 +62,7 @@ def found_programs():
     return None, "no build, no installation beside this package, no iokernels on PATH"
 
 
-def build_dir(explicit=None):
+def build_dir(explicit: StrPath | None = None) -> Path:
     """--build-dir, else $IOK_BUILD_DIR, else where the programs were found
     (see the module's docstring); <checkout>/build when nothing was."""
     if explicit:
@@ -71,7 +73,7 @@ def build_dir(explicit=None):
     return found if found else (source_dir() / "build").resolve()
 
 
-def bin_dir(build):
+def bin_dir(build: StrPath) -> Path:
     """The directory holding the programs of `build`: a build directory's
     src/, an install prefix's bin/, or the directory itself."""
     build = Path(build)
@@ -82,12 +84,12 @@ def bin_dir(build):
     return build
 
 
-def program(build, name):
+def program(build: StrPath, name: str) -> Path:
     """The path of program `name` (`iokernels` or a tool such as raw_write)."""
     return bin_dir(build) / name
 
 
-def not_found_hint():
+def not_found_hint() -> str:
     """What to do when the programs are not where we looked."""
     if in_checkout():
         return ("build first (scripts/iok build), or point --build-dir / IOK_BUILD_DIR at a build or an "
@@ -96,5 +98,5 @@ def not_found_hint():
             "IOK_BUILD_DIR at an install prefix or a build")
 
 
-def shared_dir():
+def shared_dir() -> Path:
     return Path(os.environ.get("IOK_SHARED", source_dir().parent / "shared")).resolve()

@@ -3,6 +3,7 @@ rank count, with the raw_write reference (same rank count when available)
 drawn as a horizontal line.  Bars are the mean over repeats, whiskers the
 min and max."""
 import statistics
+from collections.abc import Sequence
 
 import matplotlib
 
@@ -10,12 +11,17 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from . import results  # noqa: E402
+from ._types import Doc, StrPath  # noqa: E402
+
+# (kernel, case, ranks) -> {bar label: [MiB/s per repeat]}
+Panels = dict[tuple[str, str, int], dict[str, list[float]]]
 
 
-def series(docs):
+def series(docs: Sequence[Doc]) -> tuple[Panels, dict[tuple[int, str], list[float]]]:
     """{(kernel, case, ranks): {bar label: [MiB/s per repeat]}} and the raw
     references {(ranks, layer): [MiB/s]}."""
-    panels, raw = {}, {}
+    panels: Panels = {}
+    raw: dict[tuple[int, str], list[float]] = {}
     for d in docs:
         if results.status_of(d) != "ok" or d.get("kernel") == "ceiling":
             continue
@@ -34,7 +40,7 @@ def series(docs):
     return panels, raw
 
 
-def plot(docs, out, title=None):
+def plot(docs: Sequence[Doc], out: StrPath, title: str | None = None) -> list[tuple[str, str, int]]:
     panels, raw = series(docs)
     if not panels and not raw:
         raise ValueError("no successful runs with timings to plot")
@@ -45,18 +51,19 @@ def plot(docs, out, title=None):
     n = len(panels)
     fig, axes = plt.subplots(1, n, figsize=(max(4.5, 2.0 + 1.1 * max(len(p) for p in panels.values())) * n, 4.8),
                              squeeze=False)
-    for ax, ((kernel, case, ranks), bars) in zip(axes[0], sorted(panels.items(), key=lambda kv: str(kv[0]))):
+    ordered = sorted(panels.items(), key=lambda kv: str(kv[0]))
+    for ax, ((kernel, case, ranks), bars) in zip(axes[0], ordered, strict=True):      # one column per panel
         labels = list(bars)
         means = [statistics.mean(bars[b]) for b in labels]
-        lo = [m - min(bars[b]) for m, b in zip(means, labels)]
-        hi = [max(bars[b]) - m for m, b in zip(means, labels)]
+        lo = [m - min(bars[b]) for m, b in zip(means, labels, strict=False)]
+        hi = [max(bars[b]) - m for m, b in zip(means, labels, strict=False)]
         ax.bar(range(len(labels)), means, yerr=[lo, hi], capsize=4, color="tab:blue")
         ax.set_xticks(range(len(labels)), labels, fontsize=8)
         ax.set_ylabel("MiB/s (open to close)")
         ax.set_title(f"{kernel} {case if case != kernel else ''} {ranks} ranks".replace("  ", " "))
         refs = sorted((layer, v) for (n, layer), v in raw.items() if n == ranks)
         if refs and kernel != "raw_write":
-            for (layer, v), style in zip(refs, ("--", ":", "-.", "-")):
+            for (layer, v), style in zip(refs, ("--", ":", "-.", "-"), strict=False):
                 r = statistics.mean(v)
                 ax.axhline(r, color="tab:red", linestyle=style, label=f"raw_write {layer} {r:.1f} MiB/s")
             ax.legend(fontsize=8)

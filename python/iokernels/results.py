@@ -4,8 +4,11 @@ A document is what `iokernels <kernel> --json` or `raw_write --json` writes;
 the suite runner adds a `suite_run` block (case, backend, strategy, status,
 ...).  One row per file entry (per run for raw_write and for failed runs)."""
 import json
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
+from ._types import Doc, Row, StrPath
 from .errors import UsageError, read_json
 
 SCHEMA = "iokernels-result/1"
@@ -17,9 +20,9 @@ FIELDS = ("run", "kernel", "case", "label", "mode", "backend", "strategy", "rank
           "bytes", "seconds", "mib_s", "data_mib_s", "rss_peak", "library_hwm", "verify", "status")
 
 
-def load_doc(path):
+def load_doc(path: StrPath) -> Doc:
     path = Path(path)
-    doc = read_json(path, "give result JSON files or results directories",
+    doc: Any = read_json(path, "give result JSON files or results directories",
                     "was the run interrupted while writing it?")
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         raise UsageError(f"{path} is not an iokernels result (schema {SCHEMA!r})",
@@ -28,7 +31,7 @@ def load_doc(path):
     return doc
 
 
-def load_dir(path):
+def load_dir(path: StrPath) -> list[Doc]:
     """The runs of a results directory (in index order), or every result JSON in it."""
     path = Path(path)
     index = path / INDEX
@@ -38,7 +41,7 @@ def load_dir(path):
         extra = [idx["ceiling"]] if idx.get("ceiling") and (path / idx["ceiling"]).is_file() else []
         return [load_doc(path / f) for f in extra] + \
             [load_doc(path / r["result"]) for r in idx.get("runs", []) if (path / r["result"]).is_file()]
-    docs = []
+    docs: list[Doc] = []
     for p in sorted(path.rglob("*.json")):
         try:
             docs.append(load_doc(p))
@@ -47,10 +50,10 @@ def load_dir(path):
     return docs
 
 
-def load_many(paths):
-    docs = []
-    for p in paths:
-        p = Path(p)
+def load_many(paths: Iterable[StrPath]) -> list[Doc]:
+    docs: list[Doc] = []
+    for given in paths:
+        p = Path(given)
         if p.is_dir():
             found = load_dir(p)
             if not found:
@@ -61,30 +64,30 @@ def load_many(paths):
     return docs
 
 
-def run_name(doc):
+def run_name(doc: Doc) -> str:
     sr = doc.get("suite_run", {})
-    return sr.get("id") or Path(doc.get("_path", "?")).stem
+    return str(sr.get("id") or Path(doc.get("_path", "?")).stem)
 
 
-def layer_of(doc):
+def layer_of(doc: Doc) -> str:
     """The manifest's MPI-IO layer (ROMIO/OMPIO); for a run that wrote no
     result, the layer the suite asked for; else "unknown"."""
     if "manifest" in doc:
-        return doc["manifest"].get("mpiio_layer", "unknown")
+        return str(doc["manifest"].get("mpiio_layer", "unknown"))
     asked = doc.get("suite_run", {}).get("io_layer")
-    return asked.upper() if asked else "unknown"
+    return str(asked).upper() if asked else "unknown"
 
 
-def status_of(doc):
-    return doc.get("suite_run", {}).get("status", "ok")
+def status_of(doc: Doc) -> str:
+    return str(doc.get("suite_run", {}).get("status", "ok"))
 
 
-def requested_hints(doc):
+def requested_hints(doc: Doc) -> str:
     """The MPI-IO hints the run asked for (--hint KEY=VALUE on its command
     line), as "k=v k=v" sorted; library defaults in the manifest's
     mpiio_hints are not requests and are left out."""
     argv = doc.get("manifest", {}).get("command_line") or doc.get("suite_run", {}).get("command") or []
-    hints = {}
+    hints: dict[str, str] = {}
     for i, a in enumerate(argv):
         value = argv[i + 1] if a == "--hint" and i + 1 < len(argv) else a[7:] if a.startswith("--hint=") else None
         if value and "=" in value:
@@ -95,14 +98,14 @@ def requested_hints(doc):
     return " ".join(f"{k}={v}" for k, v in sorted(hints.items()))
 
 
-def axes_of(doc):
+def axes_of(doc: Doc) -> str:
     """The suite's matrix values of a run ("records=5"), which tell runs of
     one case apart."""
     m = doc.get("suite_run", {}).get("matrix") or {}
     return " ".join(f"{k}={v}" for k, v in sorted(m.items()))
 
 
-def _common(doc):
+def _common(doc: Doc) -> Row:
     sr = doc.get("suite_run", {})
     params = doc.get("params", {})
     kernel = doc.get("kernel", "?")
@@ -114,7 +117,7 @@ def _common(doc):
             "manifest": doc.get("manifest", {})}
 
 
-def _stat_max(d, *keys):
+def _stat_max(d: Any, *keys: str) -> Any:
     for k in keys:
         if not isinstance(d, dict) or k not in d:
             return None
@@ -122,7 +125,7 @@ def _stat_max(d, *keys):
     return d.get("max") if isinstance(d, dict) else d
 
 
-def rows(doc):
+def rows(doc: Doc) -> list[Row]:
     """One dict per file entry (keys FIELDS); raw_write and failures give one row."""
     base = _common(doc)
     sr = doc.get("suite_run", {})
@@ -131,7 +134,7 @@ def rows(doc):
         return [{**base, "label": "raw", "mode": "write", "backend": "raw-mpiio", "bytes": s.get("bytes"),
                  "seconds": s.get("write_seconds"), "mib_s": s.get("write_mib_s"), "data_mib_s": None,
                  "rss_peak": None, "library_hwm": None, "verify": ""}]
-    out = []
+    out: list[Row] = []
     for f in doc.get("files", []):
         v = f.get("verify")
         out.append({**base, "label": f.get("label", ""), "mode": f.get("mode", ""),
@@ -152,12 +155,12 @@ def rows(doc):
     return out
 
 
-def _stat_total(b):
+def _stat_total(b: Any) -> Any:
     v = b.get("total") if isinstance(b, dict) else b
     return int(v) if isinstance(v, float) and v.is_integer() else v   # sums come as doubles
 
 
-def headline(doc):
+def headline(doc: Doc) -> tuple[Any, Any, Any] | None:
     """(bytes, seconds, MiB/s) of a run: raw_write's write (its read with
     --read-only), or the sum over the
     files written (read files when nothing was written); None when unknown."""

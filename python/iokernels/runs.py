@@ -7,12 +7,19 @@ read-back when the run did one, and the run's % of its directory's ceiling.
 
 Repeats of one series (everything equal but the repeat) are grouped by
 `series_key`."""
+from collections.abc import Iterable, Sequence
+from typing import Any
+
 from . import ceiling, results
+from ._types import Doc
+
+# A run's summary (summary() below); the HTML report's unit.
+Summary = dict[str, Any]
 
 PHASES = ("open", "define", "fill", "post", "post_read", "flush", "verify", "close")
 
 
-def summary(doc, ceilings=()):
+def summary(doc: Doc, ceilings: Sequence[Doc] = ()) -> Summary | None:
     """The run's summary dict, or None for a failed run or one without timings."""
     if results.status_of(doc) != "ok" or ceiling.is_ceiling(doc):
         return None
@@ -27,7 +34,7 @@ def summary(doc, ceilings=()):
     if doc.get("kernel") == "raw_write" and not doc.get("summary", {}).get("write_seconds"):
         mode = "read"
     chosen = written or [f for f in files if f.get("mode") == "read"]
-    phases = {}
+    phases: dict[str, float] = {}
     for f in chosen:
         for p, s in (f.get("seconds") or {}).items():
             if p in PHASES and isinstance(s, dict) and s.get("max") is not None:
@@ -49,18 +56,19 @@ def summary(doc, ceilings=()):
     return s
 
 
-def summaries(docs):
+def summaries(docs: Iterable[Doc]) -> tuple[list[Summary], list[Doc]]:
+    docs = list(docs)
     ceilings = [d for d in docs if ceiling.is_ceiling(d)]
     out = [summary(d, ceilings) for d in docs]
     return [s for s in out if s], ceilings
 
 
-def series_key(s):
+def series_key(s: Summary) -> tuple[Any, ...]:
     """Everything that identifies a series but the rank count."""
     return (s["kernel"], s["case"], s["mode"], s["backend"], s["strategy"], s["layer"], s["hints"], s["axes"])
 
 
-def series_label(s):
+def series_label(s: Summary) -> str:
     """Bar label: library, strategy (when not canonical), layer, hints, matrix values."""
     parts = [s["backend"]]
     if s["strategy"] not in ("canonical", "-"):
@@ -71,9 +79,9 @@ def series_label(s):
     return "\n".join(parts)
 
 
-def group(sums):
+def group(sums: Iterable[Summary]) -> dict[tuple[tuple[Any, ...], int], list[Summary]]:
     """{(series key, ranks): [summaries of its repeats]} in first-seen order."""
-    out = {}
+    out: dict[tuple[tuple[Any, ...], int], list[Summary]] = {}
     for s in sums:
         out.setdefault((series_key(s), s["ranks"]), []).append(s)
     return out

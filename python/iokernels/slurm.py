@@ -12,17 +12,21 @@ counts checked against the allocation when the script is written, not an
 hour later in the queue."""
 import re
 import shlex
+from collections.abc import Sequence
 from pathlib import Path
 
 from . import paths, suite
+from ._types import StrPath
 from .errors import UsageError
 
 # Slurm's --time forms: M, M:S, H:M:S, D-H, D-H:M, D-H:M:S.
 TIME_RE = re.compile(r"\d+|\d+:\d{1,2}|\d+:\d{1,2}:\d{1,2}|\d+-\d+|\d+-\d+:\d{1,2}|\d+-\d+:\d{1,2}:\d{1,2}")
 
 
-def script(suite_path, nodes, ntasks_per_node, time_limit, partition=None, account=None, results=None,
-           scratch=None, build=None, srun_args="", job_name=None, extra_sbatch=(), setup=()):
+def script(suite_path: StrPath, nodes: int, ntasks_per_node: int, time_limit: str, partition: str | None = None,
+           account: str | None = None, results: StrPath | None = None, scratch: StrPath | None = None,
+           build: StrPath | None = None, srun_args: str = "", job_name: str | None = None,
+           extra_sbatch: Sequence[str] = (), setup: Sequence[str] = ()) -> str:
     """The batch script's text; UsageError when the suite is invalid or does
     not fit the allocation."""
     s = suite.load(suite_path)
@@ -36,7 +40,7 @@ def script(suite_path, nodes, ntasks_per_node, time_limit, partition=None, accou
     if too_big:
         raise UsageError(f"the suite runs {too_big[-1]} ranks but the allocation has {nodes} x {ntasks_per_node} "
                          f"= {slots} tasks", "raise --nodes/--ntasks-per-node or lower the suite's ranks")
-    build = paths.build_dir(build)
+    build_dir = paths.build_dir(build)
     package_parent = paths.PACKAGE_DIR.parent     # python/ of a checkout, or an installation's
     # a checkout's runs start from the checkout (as `python3 -m iokernels` there);
     # an installation's from the directory the script was written in
@@ -56,7 +60,7 @@ def script(suite_path, nodes, ntasks_per_node, time_limit, partition=None, accou
     lines += [f"#SBATCH {x}" for x in extra_sbatch]
     results_expr = shlex.quote(str(Path(results).resolve())) if results else \
         f'"{Path.cwd().resolve()}/results/{s.name}-${{SLURM_JOB_ID}}"'
-    run = ["python3", "-m", "iokernels", "run", str(suite_abs), "--launcher", launcher, "--build-dir", str(build)]
+    run = ["python3", "-m", "iokernels", "run", str(suite_abs), "--launcher", launcher, "--build-dir", str(build_dir)]
     if scratch:
         run += ["--scratch", str(Path(scratch).resolve())]
     lines += [
@@ -65,7 +69,7 @@ def script(suite_path, nodes, ntasks_per_node, time_limit, partition=None, accou
         "launched with srun inside this allocation",
         "set -u",
         f"export PYTHONPATH={shlex.quote(str(package_parent))}${{PYTHONPATH:+:$PYTHONPATH}}",
-        f"export IOK_BUILD_DIR={shlex.quote(str(build))}",
+        f"export IOK_BUILD_DIR={shlex.quote(str(build_dir))}",
         *setup,                       # site setup (module load ...), as given
         f"RESULTS={results_expr}",
         'echo "iokernels: job ${SLURM_JOB_ID} on ${SLURM_JOB_NUM_NODES} node(s) (${SLURM_JOB_NODELIST}), '

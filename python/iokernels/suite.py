@@ -42,9 +42,12 @@ import re
 import shlex
 import string
 import tomllib
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from ._types import Doc, StrPath
 from .errors import UsageError, read_json
 
 # Programs run directly ({bin}/<name>) rather than as `iokernels <kernel>`.
@@ -107,31 +110,31 @@ class RunSpec:
     backend: str | None
     strategy: str | None
     io_layer: str | None
-    matrix: dict
-    env: dict
+    matrix: dict[str, str]
+    env: dict[str, str]
     repeat: int
-    args: list                      # with placeholders still in ({outdir} etc.)
-    launcher: list                  # launcher argv template ({ranks} filled later)
+    args: list[str]                 # with placeholders still in ({outdir} etc.)
+    launcher: list[str]             # launcher argv template ({ranks} filled later)
     timeout: float
     backend_flag: str = "-a"
     strategy_flag: str = "-x"
-    hints: dict = field(default_factory=dict)   # MPI-IO hints, passed as --hint KEY=VALUE
-    varying: tuple = ()             # matrix/env/hint names with several values (they tell runs apart)
+    hints: dict[str, str] = field(default_factory=dict)   # MPI-IO hints, passed as --hint KEY=VALUE
+    varying: tuple[str, ...] = ()             # matrix/env/hint names with several values (they tell runs apart)
     title: str = ""                 # replaces kernel/case/backend/strategy in label() (bench scripts)
     run_id: str = ""
     total: int = 0
-    inputs: dict = field(default_factory=dict)  # input name -> path, set when the inputs are made
+    inputs: dict[str, str] = field(default_factory=dict)  # input name -> path, set when the inputs are made
 
-    def axes(self):
+    def axes(self) -> dict[str, str]:
         """Matrix, environment and hint values that vary within the case."""
         every = {**self.env, **self.hints, **self.matrix}
         return {k: every[k] for k in self.varying}
 
     @property
-    def is_tool(self):
+    def is_tool(self) -> bool:
         return self.kernel in TOOLS
 
-    def label(self):
+    def label(self) -> str:
         """The progress line's description: kernel case backend strategy ranks."""
         parts = [self.title] if self.title else [self.kernel]
         if not self.title and self.case != self.kernel:
@@ -153,11 +156,11 @@ class Suite:
     name: str
     description: str
     build_dir: str | None
-    runs: list = field(default_factory=list)
-    env: dict = field(default_factory=dict)
-    directories: list = field(default_factory=list)  # made before running (h5bench's "directory")
-    inputs: list = field(default_factory=list)       # Input: made before running, in RESULTS/inputs
-    ceiling: dict | None = None                      # [suite] ceiling: options of ceiling.measure
+    runs: list[RunSpec] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+    directories: list[Path] = field(default_factory=list)  # made before running (h5bench's "directory")
+    inputs: list["Input"] = field(default_factory=list)    # made before running, in RESULTS/inputs
+    ceiling: dict[str, int] | None = None                      # [suite] ceiling: options of ceiling.measure
 
 
 @dataclass
@@ -165,16 +168,16 @@ class Input:
     """A file a suite makes for itself before its runs (RESULTS/inputs/FILE)."""
     name: str
     file: str
-    command: list                   # with {bin} {build} {source} {shared} {path} still in
+    command: list[str]              # with {bin} {build} {source} {shared} {path} still in
 
 
-def _where(path, case_no, case_name):
+def _where(path: object, case_no: int | None, case_name: object) -> str:
     if case_no is None:
         return f"{path}: [suite]"
     return f"{path}: case #{case_no}" + (f" ({case_name!r})" if case_name else "")
 
 
-def _check_keys(table, known, where):
+def _check_keys(table: Mapping[str, Any], known: Collection[str], where: str) -> None:
     for key in table:
         if key not in known:
             close = difflib.get_close_matches(key, known, n=1)
@@ -182,7 +185,8 @@ def _check_keys(table, known, where):
             raise UsageError(f"{where}: unknown key '{key}'", hint)
 
 
-def _as_list(value, key, where, kind, check=None):
+def _as_list(value: Any, key: str, where: str, kind: type,
+             check: Callable[[Any], None] | None = None) -> list[Any]:
     """A scalar or a list of scalars of `kind` -> non-empty list."""
     values = value if isinstance(value, list) else [value]
     if not values:
@@ -200,20 +204,20 @@ def _as_list(value, key, where, kind, check=None):
     return values
 
 
-def _positive(key, where):
-    def check(v):
+def _positive(key: str, where: str) -> Callable[[Any], None]:
+    def check(v: Any) -> None:
         if v <= 0:
             raise UsageError(f"{where}: '{key}' must be positive, got {v}")
     return check
 
 
-def _scalar_text(v, key, where):
+def _scalar_text(v: Any, key: str, where: str) -> str:
     if isinstance(v, bool) or not isinstance(v, (str, int, float)):
         raise UsageError(f"{where}: '{key}' values must be strings or numbers, got {v!r}")
     return str(v)
 
 
-def launcher_argv(value, extra, where):
+def launcher_argv(value: Any, extra: Any, where: str) -> list[str]:
     if isinstance(value, list):
         argv = [str(a) for a in value]
     elif value == "mpiexec":
@@ -230,15 +234,15 @@ def launcher_argv(value, extra, where):
     return argv + [str(a) for a in extra]
 
 
-def _placeholders(text):
+def _placeholders(text: str) -> set[str]:
     return {f for _, f, _, _ in string.Formatter().parse(text) if f is not None}
 
 
-def slug(text):
+def slug(text: object) -> str:
     return re.sub(r"[^A-Za-z0-9_.=+-]+", "_", str(text)).strip("_")
 
 
-def load(path):
+def load(path: StrPath) -> "Suite":
     """Reads and validates a suite file (TOML, or h5bench's JSON driver
     configuration); returns a Suite with expanded runs."""
     path = Path(path)
@@ -248,13 +252,13 @@ def load(path):
         with open(path, "rb") as f:
             doc = tomllib.load(f)
     except FileNotFoundError:
-        raise UsageError(f"suite file {path} does not exist", "give the path of a .toml suite file")
+        raise UsageError(f"suite file {path} does not exist", "give the path of a .toml suite file") from None
     except tomllib.TOMLDecodeError as e:
-        raise UsageError(f"{path}: not valid TOML: {e}", "check the syntax at the line named")
+        raise UsageError(f"{path}: not valid TOML: {e}", "check the syntax at the line named") from e
     return from_dict(doc, path)
 
 
-def _load_h5bench(path):
+def _load_h5bench(path: Path) -> "Suite":
     from . import h5bench_form
     doc = read_json(path, "give the path of an h5bench .json configuration", "check the syntax at the line named")
     converted, directories = h5bench_form.to_suite(doc, path)
@@ -263,7 +267,7 @@ def _load_h5bench(path):
     return s
 
 
-def from_dict(doc, path="<suite>"):
+def from_dict(doc: Doc, path: StrPath = "<suite>") -> Suite:
     _check_keys(doc, {"suite", "case", "input"}, f"{path}: top level")
     top = doc.get("suite", {})
     if not isinstance(top, dict):
@@ -280,7 +284,7 @@ def from_dict(doc, path="<suite>"):
                   description=str(top.get("description", "")), build_dir=top.get("build_dir"))
     suite.inputs = _inputs(doc.get("input", []), path)
     input_names = {i.name for i in suite.inputs}
-    seen = set()
+    seen: set[str] = set()
     for no, case in enumerate(cases, 1):
         if not isinstance(case, dict):
             raise UsageError(f"{path}: case #{no} is not a table", "write cases as [[case]] tables")
@@ -310,7 +314,7 @@ def from_dict(doc, path="<suite>"):
     return suite
 
 
-def interleave_repeats(runs):
+def interleave_repeats(runs: list[RunSpec]) -> list[RunSpec]:
     """Repeat 1 of every combination (cases in file order), then repeat 2 of
     each, ...: repeats of one combination are never back to back, so drift
     of a shared file system shows as variance instead of as a difference
@@ -323,7 +327,7 @@ CEILING_KEYS = {"size": "bytes (integer, or text such as \"4GiB\"; default: twic
                 "ranks": "ranks of the MPI-IO measurements (default: the largest rank count of the suite)"}
 
 
-def _ceiling_options(value, path):
+def _ceiling_options(value: Any, path: StrPath) -> dict[str, int] | None:
     """[suite] ceiling = true | { size, chunk, ranks } -> dict or None."""
     if value is None or value is False:
         return None
@@ -333,7 +337,7 @@ def _ceiling_options(value, path):
     if not isinstance(value, dict):
         raise UsageError(f"{where} must be true or a table", 'e.g. ceiling = { size = "256MiB", ranks = 4 }')
     _check_keys(value, CEILING_KEYS, where)
-    out = {}
+    out: dict[str, int] = {}
     for k in ("size", "chunk"):
         if k in value:
             out[k] = parse_size(value[k], f"{where}: '{k}'")
@@ -348,7 +352,7 @@ _UNITS = {"": 1, "b": 1, "k": 1024, "kib": 1024, "m": 1024**2, "mib": 1024**2, "
           "t": 1024**4, "tib": 1024**4, "kb": 1000, "mb": 1000**2, "gb": 1000**3, "tb": 1000**4}
 
 
-def parse_size(value, where):
+def parse_size(value: Any, where: str) -> int:
     """4096, "64MiB", "1.5G" (binary), "1GB" (decimal) -> bytes (positive int)."""
     if isinstance(value, int) and not isinstance(value, bool) and value > 0:
         return value
@@ -358,10 +362,11 @@ def parse_size(value, where):
     raise UsageError(f"{where}: {value!r} is not a size", "give bytes (4096) or a size such as \"64MiB\", \"4GiB\"")
 
 
-def _inputs(entries, path):
+def _inputs(entries: Any, path: StrPath) -> list[Input]:
     if not isinstance(entries, list):
         raise UsageError(f"{path}: 'input' must be a list of tables", "write inputs as [[input]] tables")
-    inputs, names = [], set()
+    inputs: list[Input] = []
+    names: set[str] = set()
     for no, e in enumerate(entries, 1):
         where = f"{path}: input #{no}"
         if not isinstance(e, dict):
@@ -370,7 +375,8 @@ def _inputs(entries, path):
         name = e.get("name")
         if not isinstance(name, str) or not name.isidentifier() or name in BUILTIN_PLACEHOLDERS or name in names:
             raise UsageError(f"{where}: 'name' {name!r} is missing, not an identifier, reserved or used twice",
-                             "give each input a distinct name such as g_map; reserved: " + ", ".join(BUILTIN_PLACEHOLDERS))
+                             "give each input a distinct name such as g_map; reserved: "
+                             + ", ".join(BUILTIN_PLACEHOLDERS))
         file = e.get("file", name)
         if not isinstance(file, str) or not file or "/" in file or file in (".", ".."):
             raise UsageError(f"{where}: 'file' must be a plain file name, got {file!r}")
@@ -391,7 +397,8 @@ def _inputs(entries, path):
     return inputs
 
 
-def _expand_case(c, raw_case, no, path, input_names=frozenset()):
+def _expand_case(c: Doc, raw_case: Doc, no: int, path: StrPath,
+                 input_names: Collection[str] = frozenset()) -> list[RunSpec]:
     where = _where(path, no, raw_case.get("name") or raw_case.get("kernel"))
     _check_keys(raw_case, CASE_KEYS, where)
     kernel = c.get("kernel")
@@ -407,7 +414,7 @@ def _expand_case(c, raw_case, no, path, input_names=frozenset()):
         raise UsageError(f"{where}: {kernel} takes no backend or strategy",
                          f"remove 'backend'/'strategy' from this case ({kernel} is plain MPI-IO)")
 
-    def layer_ok(v):
+    def layer_ok(v: Any) -> None:
         if v not in LAYERS:
             raise UsageError(f"{where}: io_layer {v!r} is not one of {', '.join(LAYERS)}")
     layers = _as_list(c["io_layer"], "io_layer", where, str, layer_ok) if "io_layer" in c else [None]
@@ -446,7 +453,7 @@ def _expand_case(c, raw_case, no, path, input_names=frozenset()):
     hints = c.get("hints", {})
     if not isinstance(hints, dict):
         raise UsageError(f"{where}: 'hints' must be a table, e.g. hints = {{ cb_nodes = [1, 2] }}")
-    hint_axes = {}
+    hint_axes: dict[str, list[str]] = {}
     for k, vals in hints.items():
         if not re.fullmatch(r"[A-Za-z0-9_.]+", k):
             raise UsageError(f"{where}: hint name {k!r} is not an MPI-IO hint name", "e.g. cb_nodes, striping_factor")
@@ -459,13 +466,15 @@ def _expand_case(c, raw_case, no, path, input_names=frozenset()):
         try:
             unknown = _placeholders(a) - known
         except ValueError as e:
-            raise UsageError(f"{where}: bad placeholder in argument {a!r}: {e}", "write a literal brace as {{ or }}")
+            raise UsageError(f"{where}: bad placeholder in argument {a!r}: {e}",
+                             "write a literal brace as {{ or }}") from e
         if unknown:
             raise UsageError(f"{where}: unknown placeholder {{{sorted(unknown)[0]}}} in argument {a!r}",
-                             "placeholders: " + ", ".join(sorted(known)) + " (add others under 'matrix' or as [[input]])")
+                             "placeholders: " + ", ".join(sorted(known))
+                             + " (add others under 'matrix' or as [[input]])")
 
     launcher = launcher_argv(c.get("launcher", "mpiexec"), c.get("launcher_args", []), where)
-    flags = {}
+    flags: dict[str, str] = {}
     for key in ("backend_flag", "strategy_flag"):
         v = c.get(key, "-a" if key == "backend_flag" else "-x")
         if not isinstance(v, str) or not v.startswith("-"):
@@ -473,14 +482,16 @@ def _expand_case(c, raw_case, no, path, input_names=frozenset()):
         flags[key] = v
 
     varying = tuple(k for k, v in {**env_axes, **hint_axes, **maxes}.items() if len(v) > 1)
-    runs = []
+    runs: list[RunSpec] = []
     mnames, enames, hnames = list(maxes), list(env_axes), list(hint_axes)
     for n, be, st, lay, hvals, mvals, evals in itertools.product(
             ranks, backends, strategies, layers, itertools.product(*hint_axes.values()),
             itertools.product(*maxes.values()), itertools.product(*env_axes.values())):
         for rep in range(repeats):
             runs.append(RunSpec(index=0, case=name, kernel=kernel, ranks=n, backend=be, strategy=st,
-                                io_layer=lay, matrix=dict(zip(mnames, mvals)), env=dict(zip(enames, evals)),
-                                hints=dict(zip(hnames, hvals)), repeat=rep, args=args, launcher=launcher,
-                                timeout=float(timeout), varying=varying, **flags))
+                                io_layer=lay, matrix=dict(zip(mnames, mvals, strict=True)),
+                                env=dict(zip(enames, evals, strict=True)),
+                                hints=dict(zip(hnames, hvals, strict=True)), repeat=rep, args=args, launcher=launcher,
+                                timeout=float(timeout), varying=varying,
+                                backend_flag=flags["backend_flag"], strategy_flag=flags["strategy_flag"]))
     return runs

@@ -1,9 +1,15 @@
 """Aligned text tables and CSV of result rows (see results.FIELDS)."""
 import csv
 import io
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from ._types import Row
+
+Column = tuple[str, str, Callable[[Any], str]]
 
 # (row key, column title, formatter) of the text report.
-REPORT_COLUMNS = (
+REPORT_COLUMNS: tuple[Column, ...] = (
     ("kernel", "kernel", str),
     ("case", "case", str),
     ("label", "file", str),
@@ -25,39 +31,39 @@ REPORT_COLUMNS = (
 )
 
 
-def format_bytes(n):
+def format_bytes(n: float | None) -> str:
     """1536 -> '1.5 KiB' (binary units, as the C++ reports)."""
     if n is None:
         return ""
-    n = float(n)
+    x = float(n)
     for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(n) < 1024 or unit == "TiB":
-            return f"{int(n)} B" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n:.1f} TiB"
+        if abs(x) < 1024 or unit == "TiB":
+            return f"{int(x)} B" if unit == "B" else f"{x:.1f} {unit}"
+        x /= 1024
+    return f"{x:.1f} TiB"
 
 
-def is_number(v):
+def is_number(v: object) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def render(headers, rows, numeric=None):
+def render(headers: Sequence[str], rows: Sequence[Sequence[str]], numeric: Iterable[int] | None = None) -> str:
     """Aligned table: `rows` are lists of strings; columns listed in
     `numeric` (indices) are right-aligned."""
-    numeric = set(numeric or ())
+    right = set(numeric or ())
     widths = [len(h) for h in headers]
     for r in rows:
         for i, cell in enumerate(r):
             widths[i] = max(widths[i], len(cell))
 
-    def line(cells):
-        out = [c.rjust(widths[i]) if i in numeric else c.ljust(widths[i]) for i, c in enumerate(cells)]
+    def line(cells: Sequence[str]) -> str:
+        out = [c.rjust(widths[i]) if i in right else c.ljust(widths[i]) for i, c in enumerate(cells)]
         return "  ".join(out).rstrip()
     sep = "  ".join("-" * w for w in widths)
     return "\n".join([line(headers), sep] + [line(r) for r in rows])
 
 
-def report_table(rows, columns=REPORT_COLUMNS):
+def report_table(rows: Sequence[Row], columns: Sequence[Column] = REPORT_COLUMNS) -> str:
     """The `report` table.  Columns that are empty in every row are left out."""
     cols = [c for c in columns if any(r.get(c[0]) not in (None, "") for r in rows)]
     body = [[("" if r.get(k) is None else fmt(r[k])) for k, _, fmt in cols] for r in rows]
@@ -66,7 +72,7 @@ def report_table(rows, columns=REPORT_COLUMNS):
     return render([t for _, t, _ in cols], body, numeric)
 
 
-def repeats_table(groups):
+def repeats_table(groups: Mapping[Any, tuple[Row, dict[str, Any]]]) -> str:
     """Median, min, max and coefficient of variation of the bandwidth of
     each case over its repeats (stats.group); cases above the CV limit are
     marked."""
@@ -84,7 +90,7 @@ def repeats_table(groups):
     return render(headers, body, numeric=[6] + list(range(10, 14)))
 
 
-def to_csv(rows, fields):
+def to_csv(rows: Iterable[Row], fields: Sequence[str]) -> str:
     """CSV text with plain numbers (bytes in bytes, seconds, MiB/s)."""
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=list(fields), extrasaction="ignore", lineterminator="\n")

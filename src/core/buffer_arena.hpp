@@ -20,6 +20,10 @@ struct ArenaFree {
 class BufferArena {
 public:
     BufferArena(std::size_t gap_bytes) : gap_(gap_bytes) {}
+    // Bytes left free after each following reserve() (a noncontiguous user
+    // buffer: gaps between the variables); the slices reserved so far stay.
+    void set_gap(std::size_t gap_bytes) { gap_ = gap_bytes; }
+    std::size_t gap() const { return gap_; }
     // Reserve a slice; returns its index.  Call finalize() before data().
     std::size_t reserve(std::size_t bytes);
     // One allocation for all reserved slices (re-used when it is large

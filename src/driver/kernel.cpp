@@ -88,6 +88,7 @@ ResourceNeeds resource_needs(const KernelPlan& plan) {
     std::map<std::string, std::uint64_t> on_disk;
     for (const auto& g : plan.groups)
         for (const auto& s : g.steps) {
+            if (!s.plan) continue;  // own calls: the kernel's own buffers
             const std::uint64_t buffers = plan_buffer_bytes(*s.plan, g.ticks > 0 ? 1 : 0);
             need.memory_bytes = std::max(need.memory_bytes, saturating_mul(buffers, s.plan->memory_struct.empty() ? 1 : 2));
             if (s.kind == StepKind::Read || (s.kind == StepKind::Update && !s.grows_file)) continue;
@@ -102,7 +103,16 @@ RunOptions run_options(const Driver& d, const KernelPlan& plan) {
     RunOptions ro = d.run_options();
     ro.progress = ro.progress && plan.runner_progress;
     ro.noncontig_buffer = plan.noncontig_buffer;
+    ro.gap_bytes = plan.gap_bytes;
     return ro;
+}
+
+// After a file: the kernel's check, its report lines, the result entry.
+void finish_step(Driver& d, Kernel& k, MPI_Comm comm, const Step& s, StepOutcome o, std::vector<StepOutcome>& done) {
+    if (s.check) collective_step(comm, [&] { s.check(o.out); });
+    k.step_done(d, o);
+    d.record(o.out, o.tags);
+    done.push_back(std::move(o));
 }
 
 // A group without ticks: each file whole, one after the other.
@@ -112,11 +122,14 @@ void run_whole_files(Driver& d, Kernel& k, Backend& stack, MPI_Comm comm, const 
     for (const Step& s : g.steps) {
         k.step_start(d, s);
         if (s.kind == StepKind::Update) throw Error("internal: an Update step needs a group with ticks");
-        StepOutcome o{&s, s.kind == StepKind::Read ? runner.read(*s.plan, s.path) : runner.write(*s.plan, s.path)};
-        if (s.check) collective_step(comm, [&] { s.check(o.out); });
-        k.step_done(d, o);
-        d.record(o.out, s.tags);
-        done.push_back(std::move(o));
+        std::vector<StepOutcome> outs;
+        if (s.kind == StepKind::Own) {
+            for (auto& o : s.own_calls(d)) outs.push_back({&s, std::move(o.out), std::move(o.tags)});
+        } else {
+            outs.push_back({&s, s.kind == StepKind::Read ? runner.read(*s.plan, s.path) : runner.write(*s.plan, s.path),
+                            s.tags});
+        }
+        for (auto& o : outs) finish_step(d, k, comm, s, std::move(o), done);
     }
 }
 
@@ -152,17 +165,19 @@ void run_by_ticks(Driver& d, Kernel& k, Backend& stack, MPI_Comm comm, const Ker
             // A step without records still opens and closes its file (GCRM's grid file).
             const int r = f.first + f.next;
             if (s.plan->nrecords > 0) {
-                if (f.reader) f.reader->read(r, r + 1);
-                else f.writer->write(r, r + 1);
+                if (f.reader) {
+                    f.reader->read(r, r + 1);
+                } else {
+                    if (!s.gapped_records.empty())
+                        f.writer->set_noncontig_buffer(std::count(s.gapped_records.begin(), s.gapped_records.end(), r) > 0);
+                    f.writer->write(r, r + 1);
+                }
             }
             if (++f.next == records(s)) {
-                StepOutcome o{&s, f.reader ? f.reader->close() : f.writer->close()};
+                StepOutcome o{&s, f.reader ? f.reader->close() : f.writer->close(), s.tags};
                 f.reader.reset();
                 f.writer.reset();
-                if (s.check) collective_step(comm, [&] { s.check(o.out); });
-                k.step_done(d, o);
-                d.record(o.out, s.tags);
-                done.push_back(std::move(o));
+                finish_step(d, k, comm, s, std::move(o), done);
             }
         }
         if (g.after_tick) g.after_tick(t);
@@ -192,15 +207,15 @@ void Kernel::dry_run(Driver& d) {
     if (talk) std::printf("iokernels %s: dry run of %s on %d ranks\n", name(), d.stack_label().c_str(), d.size());
     for (int i = 0; i < nmax; ++i) {
         const Step* s = i < n ? steps[static_cast<std::size_t>(i)].first : nullptr;
-        const bool active = s && steps[static_cast<std::size_t>(i)].second;
+        const bool active = s && s->plan && steps[static_cast<std::size_t>(i)].second;
         std::uint64_t mine[2] = {active ? s->plan->requests : 0, active ? s->plan->bytes() : 0};
         std::vector<std::uint64_t> all(2 * static_cast<std::size_t>(d.size()));
         MPI_Gather(mine, 2, MPI_UINT64_T, all.data(), 2, MPI_UINT64_T, 0, d.comm());
         if (d.rank() != 0 || !s) continue;
         PlannedFile f;
-        f.label = s->plan->spec.label.empty() ? s->path : s->plan->spec.label;
-        f.variables = s->plan->spec.vars.size();
-        f.records = s->plan->nrecords;
+        f.label = !s->plan || s->plan->spec.label.empty() ? s->path : s->plan->spec.label;
+        f.variables = s->plan ? s->plan->spec.vars.size() : 0;
+        f.records = s->plan ? s->plan->nrecords : 0;
         for (int r = 0; r < d.size(); ++r) {
             f.requests.push_back(all[2 * static_cast<std::size_t>(r)]);
             f.bytes.push_back(all[2 * static_cast<std::size_t>(r) + 1]);
@@ -208,7 +223,10 @@ void Kernel::dry_run(Driver& d) {
         if (talk) std::fputs(census_text(f, d.size()).c_str(), stdout);
         nlohmann::json j = census_json(f, d.size());
         j["path"] = s->path;
-        j["kind"] = s->kind == StepKind::Write ? "write" : s->kind == StepKind::Read ? "read" : "update";
+        j["kind"] = s->kind == StepKind::Write ? "write"
+                    : s->kind == StepKind::Read ? "read"
+                    : s->kind == StepKind::Own  ? "own calls"
+                                                : "update";
         for (auto it = s->tags.begin(); it != s->tags.end(); ++it) j[it.key()] = it.value();
         d.result().add_file(j);
     }

@@ -41,6 +41,13 @@ enum class StepKind {
     Write,   // create the file and write the plan
     Read,    // open the file, read the plan and verify every element
     Update,  // open an existing file and rewrite or append records
+    // The kernel's own calls move the bytes (Step::own_calls): replay's
+    // --calls recorded re-issues an application's MPI-IO calls one by one.
+    // The driver still claims the path, records every outcome and gives
+    // the verdict; a plain Read step after it verifies the file.  The one
+    // place I/O happens outside a backend, until recorded calls are a
+    // backend capability.
+    Own,
 };
 
 inline std::shared_ptr<const FilePlan> share(FilePlan p) { return std::make_shared<const FilePlan>(std::move(p)); }
@@ -64,6 +71,7 @@ struct Step {
     StepKind kind = StepKind::Write;
     // This rank's plan of the file, shared by the steps of one file (a
     // write and its read-back): an E3SM h0 spec holds 1,563 attributes.
+    // Null for StepKind::Own.
     std::shared_ptr<const FilePlan> plan;
     std::string path;
     PathUse use = PathUse::Output;
@@ -77,8 +85,19 @@ struct Step {
     // refuse (h5bench's APPEND starts after the last step, OVERWRITE needs
     // the steps it rewrites).  Unset: record 0.
     std::function<int(std::int64_t records_held)> first_record;
+    // Records written from one user buffer with gaps between the variables
+    // (KernelPlan::gap_bytes each); the others from buffers packed back to
+    // back (noncontig's tile 1 and tile 0).
+    std::vector<int> gapped_records;
     // Update steps that only rewrite records put no new bytes on disk.
     bool grows_file = true;
+    // StepKind::Own: runs the calls (collective), returns each file
+    // outcome with its tags (role "write", "read").
+    struct Own {
+        FileOutcome out;
+        nlohmann::json tags;
+    };
+    std::function<std::vector<Own>(Driver&)> own_calls;
     // Runs on every rank right after the step, inside a collective step:
     // throw iok::Error to stop the run there (S3D's restart must verify
     // before anything is written).
@@ -110,8 +129,9 @@ struct KernelPlan {
     std::string mismatch_hint = "the file does not hold what this run wrote: was it modified?";
     // The runner's progress lines (off where the kernel reports its own).
     bool runner_progress = true;
-    // User buffers with gaps between the variables (E3SM-IO's -m).
+    // User buffers with gaps between the variables (E3SM-IO's -m), of gap_bytes.
     bool noncontig_buffer = false;
+    std::size_t gap_bytes = 64;
     // Directory the outputs go to, for the disk check (default: the first
     // output's).
     std::string output_dir;
@@ -121,6 +141,7 @@ struct KernelPlan {
 struct StepOutcome {
     const Step* step = nullptr;
     FileOutcome out;
+    nlohmann::json tags;  // as recorded in the result (the step's, or its own calls')
 };
 
 struct GroupOutcome {
@@ -171,10 +192,6 @@ struct KernelInfo {
     std::string name;         // "e3sm"
     std::string description;  // one line for `iokernels --help`
     std::unique_ptr<Kernel> (*make)() = nullptr;
-    // Kernels not yet described as steps (noncontig's and replay's own
-    // MPI-IO paths) keep a main of their own: argv[0] = kernel name, called
-    // between MPI_Init and MPI_Finalize, returns the exit status.
-    int (*main)(int argc, char** argv) = nullptr;
 };
 
 void register_kernel(KernelInfo info);
@@ -185,15 +202,7 @@ const std::vector<KernelInfo>& registered_kernels();
     const bool iok_kernel_registered_##ident = [] {                                                       \
         ::iok::register_kernel({name, description, []() -> std::unique_ptr<::iok::Kernel> {              \
                                     return std::make_unique<type>();                                      \
-                                }, nullptr});                                                             \
-        return true;                                                                                      \
-    }();                                                                                                  \
-    }
-
-#define IOK_REGISTER_KERNEL_MAIN(ident, name, description, fn)                                          \
-    namespace {                                                                                           \
-    const bool iok_kernel_registered_##ident = [] {                                                       \
-        ::iok::register_kernel({name, description, nullptr, fn});                                         \
+                                }});                                                                      \
         return true;                                                                                      \
     }();                                                                                                  \
     }

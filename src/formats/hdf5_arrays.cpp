@@ -7,9 +7,9 @@
 
 #include <map>
 
-#include "backends/hdf5_common.hpp"
 #include "core/error.hpp"
 #include "formats/array_containers.hpp"
+#include "formats/hdf5_handle.hpp"
 
 namespace iok::formats {
 

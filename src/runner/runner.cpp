@@ -10,10 +10,10 @@
 #include "core/full_disk_watchdog.hpp"
 #include "core/memory.hpp"
 #include "core/output_files.hpp"
-#include "core/pattern.hpp"
 #include "core/phase_timer.hpp"
 #include "core/stats.hpp"
 #include "core/buffer_arena.hpp"
+#include "runner/pattern.hpp"
 
 namespace iok {
 
@@ -362,6 +362,9 @@ void FileRun::step(int first_rec, int last_rec, bool with_fixed) {
     {
         BufferArena& arena = arena_;
         arena.clear();
+        // The layout of this call's user buffers: RecordWriter::set_noncontig_buffer
+        // switches it between calls (noncontig's tile 0 packed, tile 1 with gaps).
+        arena.set_gap(opt_.noncontig_buffer ? opt_.gap_bytes : 0);
         auto reqs = requests_for(first_rec, last_rec, with_fixed, arena);
         // Local phases start without a barrier; the flush (collective) has one,
         // as E3SM-IO's (one barrier per flush, not three: issue 19).

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "formats/map_writer.hpp"
 #include "formats/pio_dat.hpp"
-#include "kernels/e3sm/map_writer.hpp"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // e3sm_mapgen: write an E3SM decomposition map of any size, decomposed as
-// E3SM decomposes its components (src/kernels/e3sm/map_synth.hpp):
+// E3SM decomposes its components (src/formats/map_synth.hpp):
 //   F  atmosphere: cubed sphere ne x np4, space-filling-curve partition
 //   G  ocean: MPAS-like mesh in compact blocks
 //   I  land: lat x lon grid, land cells only (fill runs for the rest)
@@ -10,8 +10,8 @@
 #include <cstdio>
 
 #include "core/error.hpp"
-#include "kernels/e3sm/map_synth.hpp"
-#include "kernels/e3sm/map_writer.hpp"
+#include "formats/map_synth.hpp"
+#include "formats/map_writer.hpp"
 
 namespace {
 

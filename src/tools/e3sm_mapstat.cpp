@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
-#include "kernels/e3sm/map_stat.hpp"
+#include "formats/map_stat.hpp"
 
 namespace {
 

@@ -6,7 +6,7 @@
 // validation; a crash inside a library on a mutated file is a finding too.
 // BP4/BP5 maps are directories: fuzz_decomp_map_bpdir.cpp.
 #include "fuzz_common.hpp"
-#include "kernels/e3sm/decomp_map.hpp"
+#include "formats/decomp_map.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string path = iok_fuzz::as_file(data, size, ".map");

@@ -13,7 +13,7 @@
 #include <filesystem>
 
 #include "fuzz_common.hpp"
-#include "kernels/e3sm/decomp_map.hpp"
+#include "formats/decomp_map.hpp"
 
 namespace {
 

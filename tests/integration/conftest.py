@@ -220,3 +220,14 @@ def shared():
 @pytest.fixture
 def e3sm_maps(shared):
     return shared / "datasets" / "e3sm"
+
+
+@pytest.fixture(scope="session")
+def case_maps(tmp_path_factory):
+    """A directory holding map_{f,g,i}_case_16p.nc (e3sm_inputs: e3sm_mapgen's
+    F, G and I cases at 16 processes), generated once per session."""
+    from e3sm_inputs import MAP_NAMES, make_case_map
+    d = tmp_path_factory.mktemp("case_maps")
+    for case, name in MAP_NAMES.items():
+        make_case_map(case, d / name)
+    return d

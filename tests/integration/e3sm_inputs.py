@@ -3,10 +3,8 @@ need nothing from ../shared: e3sm_mapgen's F, G and I cases at 16 processes
 (the sizes of the user's real 16-process maps), under the real maps' names.
 Tests that compare against the real data use conftest's e3sm_maps instead.
 
-Import the fixture into a test module: `from e3sm_inputs import case_maps`."""
+The `case_maps` fixture (conftest.py) makes them once per session."""
 import subprocess
-
-import pytest
 
 from conftest import tool
 
@@ -19,12 +17,3 @@ def make_case_map(case, path, nprocs=16, fmt="cdf5", *options):
     subprocess.run([str(tool("e3sm_mapgen")), "--case", case, "--nprocs", str(nprocs), "--format", fmt,
                     *map(str, options), "-o", str(path)], check=True, capture_output=True, text=True, timeout=300)
     return path
-
-
-@pytest.fixture(scope="session")
-def case_maps(tmp_path_factory):
-    """A directory holding map_{f,g,i}_case_16p.nc, generated once per session."""
-    d = tmp_path_factory.mktemp("case_maps")
-    for case, name in MAP_NAMES.items():
-        make_case_map(case, d / name)
-    return d

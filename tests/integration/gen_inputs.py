@@ -56,7 +56,8 @@ _GCRM_VARS = [
     ("relative", "float", "time cells layers", ['units sec**-1', 'long_name "Relative vorticity"']),
     ("mass", "float", "time cells layers nprog", ['units Pa/K', 'long_name "Mass or pseudo-density"']),
     ("pressure", "float", "time cells interfaces", ['units Pa', 'long_name "Pressure"']),
-    ("u", "float", "time ns_ew i_uniq_corner layers", ['units m/sec', 'long_name "U wind at corners"', "slice component 1"]),
+    ("u", "float", "time ns_ew i_uniq_corner layers",
+     ['units m/sec', 'long_name "U wind at corners"', "slice component 1"]),
     ("wind", "float", "time cells i_cell_edges layers", ['units m/sec', 'long_name "Wind at faces"']),
     ("clus_mask", "float", "time cells", ['units none', 'long_name "Cluster mask"']),
     ("dbl_psi", "double", "time cells layers", ['long_name "psi array in model"', "restart"]),
@@ -110,7 +111,7 @@ def write_cdf1_ints(path, dims, variables):
     record dimension: dims [(name, length)], variables [(name, dim name, values)]."""
     dim_id = {name: i for i, (name, _) in enumerate(dims)}
     head = b"CDF\x01" + struct.pack(">i", 0)
-    head += struct.pack(">ii", 0x0A, len(dims)) + b"".join(_cdf_name(n) + struct.pack(">i", l) for n, l in dims)
+    head += struct.pack(">ii", 0x0A, len(dims)) + b"".join(_cdf_name(n) + struct.pack(">i", size) for n, size in dims)
     head += struct.pack(">ii", 0, 0)  # no global attributes
     entries = [(_cdf_name(n) + struct.pack(">ii", 1, dim_id[d]) + struct.pack(">iiii", 0, 0, 4, 4 * len(v)), v)
                for n, d, v in variables]  # + begin (4 bytes) each

@@ -145,7 +145,7 @@ class LocalSlurm:
     # ------------------------------------------------------------ stop
     def stop(self):
         """Stops the daemons this object started (their own sessions), newest first."""
-        for name, p in reversed(self.procs):
+        for _name, p in reversed(self.procs):
             if p.poll() is None:
                 try:
                     os.killpg(p.pid, 15)

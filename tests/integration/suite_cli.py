@@ -1,17 +1,15 @@
 """Running `python3 -m iokernels ...` from the tests (the suite runner's
-command line, with this checkout's python/ and build)."""
+command line, with the installed package and this checkout's build)."""
 import json
 import os
 import subprocess
 import sys
 
-from conftest import BUILD_DIR, SOURCE_DIR
-
-sys.path.insert(0, str(SOURCE_DIR / "python"))
+from conftest import BUILD_DIR
 
 
 def cli_env(**extra):
-    return dict(os.environ, PYTHONPATH=str(SOURCE_DIR / "python"), IOK_BUILD_DIR=str(BUILD_DIR), **extra)
+    return dict(os.environ, IOK_BUILD_DIR=str(BUILD_DIR), **extra)
 
 
 def cli(*args, cwd=None, timeout=900):

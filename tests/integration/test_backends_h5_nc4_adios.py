@@ -34,9 +34,9 @@ def expected_T():
 # The Python bindings run in their own interpreter each: h5py (MPI flavour),
 # netCDF4 and adios2 bring their own HDF5/MPI initialisation and crash or
 # recurse when loaded together into one process.
-PY_PRELUDE = """
+PY_PRELUDE = f"""
 import sys, numpy as np
-NREC, NLEV, NCOL, VAR_T, VAR_PS = %d, %d, %d, %d, %d
+NREC, NLEV, NCOL, VAR_T, VAR_PS = {NREC}, {NLEV}, {NCOL}, {VAR_T}, {VAR_PS}
 def value(var, rec, flat):
     return var * 1000.0 + rec * 100.0 + flat + 0.25
 flat = np.arange(NLEV * NCOL).reshape(NLEV, NCOL)
@@ -63,7 +63,7 @@ def read_adios_T(path):
     eng.Get(var, out, ab.Mode.Sync)
     eng.Close()
     return out
-""" % (NREC, NLEV, NCOL, VAR_T, VAR_PS)
+"""
 
 
 def python_check(module, code, *args):
@@ -173,7 +173,7 @@ def test_bpls(files):
     backend_enabled(files, "adios")
     bpls = tool("bpls", "bpls.mpi")
     out = run(bpls, "-la", str(files / "rt_adios.bp"))
-    lines = {l.split()[1]: l for l in out.splitlines() if l.strip()}
+    lines = {line.split()[1]: line for line in out.splitlines() if line.strip()}
     assert re.search(r"float\s+T\s+2\*\{3, 12\} = 8000.25 / 8135.25", lines["T"])
     assert re.search(r'string\s+T/units\s+attr\s+= "K"', lines["T/units"])
     assert re.search(r"double\s+PS\s+2\*\{12\}", lines["PS"])

@@ -64,11 +64,11 @@ def expected(vi, rec):
 def mismatches(read_var):
     """Covered elements that differ; read_var(vi, rec) -> flat numpy array."""
     bad = 0
-    for vi, (name, kind, shape, is_rec, _) in enumerate(VARS):
+    for vi, (_name, kind, _shape, is_rec, _) in enumerate(VARS):
         for rec in range(RECORDS if is_rec else 1):
             idx, want = expected(vi, rec)
             got = read_var(vi, rec)
-            for i, w in zip(idx, want):
+            for i, w in zip(idx, want, strict=False):
                 g = got[i]
                 if kind == "S1":
                     bad += g != w

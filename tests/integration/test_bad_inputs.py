@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BUILD_DIR, IOKERNELS, SOURCE_DIR, registered_backends, tool
+from conftest import BUILD_DIR, IOKERNELS, SOURCE_DIR, tool
 from gen_inputs import gcrm_inputs, h5bench_config
 
 LIMIT_SECONDS = 10
@@ -587,7 +587,6 @@ RANK_WRAPPER = ('"$@"; rc=$?; echo "$rc" > "$IOK_STATUS_DIR/rank_${OMPI_COMM_WOR
 def launch(c, argv, status_dir):
     env = dict(os.environ)
     env.setdefault("OMPI_MCA_btl", "self,sm")
-    env["PYTHONPATH"] = str(SOURCE_DIR / "python") + os.pathsep + env.get("PYTHONPATH", "")
     env["IOK_STATUS_DIR"] = str(status_dir)
     env.update(c.env)
     argv = [str(a) for a in argv]
@@ -619,7 +618,8 @@ def test_bad_input(c, tmp_path, fx):
     if os.environ.get("IOK_BAD_INPUTS_LOG"):  # docs/bad_inputs.md is written from this (see the end)
         with open(os.environ["IOK_BAD_INPUTS_LOG"], "a") as log:
             log.write(json.dumps({"cid": c.cid, "stderr": p.stderr, "seconds": round(seconds, 1)}) + "\n")
-    shown = f"$ {' '.join(map(str, argv))}\nexit {p.returncode} after {seconds:.1f} s\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}"
+    shown = (f"$ {' '.join(map(str, argv))}\nexit {p.returncode} after {seconds:.1f} s\n"
+             f"stdout:\n{p.stdout}\nstderr:\n{p.stderr}")
     assert c.mpi or p.returncode != 0, shown
     ranks = RANKS if c.mpi else 1
     codes = {f.name: f.read_text().strip() for f in status.iterdir()}
@@ -670,7 +670,8 @@ Regenerate this page after changing a message:
 ```sh
 scripts/run.sh env IOK_BAD_INPUTS_LOG=/tmp/bad.jsonl IOK_BUILD_DIR=$PWD/build IOK_SOURCE_DIR=$PWD \\
     PYTHONPATH=$PWD/python python3 -m pytest -q -p no:cacheprovider tests/integration/test_bad_inputs.py
-scripts/run.sh env PYTHONPATH=tests/integration python3 tests/integration/test_bad_inputs.py /tmp/bad.jsonl > docs/bad_inputs.md
+scripts/run.sh env PYTHONPATH=tests/integration python3 tests/integration/test_bad_inputs.py /tmp/bad.jsonl \\
+    > docs/bad_inputs.md
 ```
 
 | case | program | bad input | message (first line, then the hint) |
@@ -688,9 +689,9 @@ def write_doc(log_path):
     for c in CASES:
         msg = ""
         if c.cid in seen:
-            lines = [l.strip() for l in seen[c.cid]["stderr"].splitlines() if l.strip()]
-            err = next((l for l in lines if ": error" in l), "")
-            hint = next((l for l in lines if l.startswith("hint:")), "")
+            lines = [line.strip() for line in seen[c.cid]["stderr"].splitlines() if line.strip()]
+            err = next((line for line in lines if ": error" in line), "")
+            hint = next((line for line in lines if line.startswith("hint:")), "")
             msg = (err + ("<br>" + hint if hint else "")).replace("|", "\\|")
             for d in ("/tmp/", str(SOURCE_DIR) + "/"):
                 msg = msg.replace(d, "")

@@ -305,7 +305,7 @@ def test_e3sm_replay_on_other_libraries_verifies(e3sm_f_capture, tmp_path, backe
         pytest.skip(f"backend {backend} not built")
     d, trace, outs = e3sm_f_capture
     js = tmp_path / "r.json"
-    p = iok(4, "replay", "-a", backend, "-o", tmp_path, "--json", js, "--file", str(d), trace)
+    iok(4, "replay", "-a", backend, "-o", tmp_path, "--json", js, "--file", str(d), trace)
     res = load_json(js)
     assert res["summary"]["verification_mismatches"] == 0 and res["params"]["backend"] == backend
     w = file_bytes(load_json(trace))
@@ -329,7 +329,8 @@ def captured_s3d(tmp_path):
 def test_s3d(tmp_path):
     trace, outs = captured_s3d(tmp_path)
     check_same_layout(trace, outs, tmp_path, 4, "same")
-    p, _ = replay(4, trace, tmp_path / "h5", "-a", "hdf5", "-x", "rearrange") if "hdf5" in registered_backends() else (None, None)
+    p, _ = (replay(4, trace, tmp_path / "h5", "-a", "hdf5", "-x", "rearrange") if "hdf5" in registered_backends()
+            else (None, None))
     if p is not None:
         assert "passed" in p.stdout
 

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from conftest import tool
+from iokernels import ceiling, results
 from suite_cli import cli, ok, one_error
-from iokernels import ceiling, results  # noqa: E402  (suite_cli puts python/ on the path)
 
 MiB = 1 << 20
 
@@ -95,7 +95,8 @@ def test_suite_measures_its_ceiling_before_the_runs(tmp_path):
     tool("raw_write")
     s = tmp_path / "s.toml"
     s.write_text('[suite]\nname = "c"\nceiling = { size = "4MiB", ranks = 2 }\n'
-                 '[[case]]\nname = "raw"\nkernel = "raw_write"\nranks = 2\nargs = ["-n", "2000000", "-o", "{outdir}/r.dat"]\n')
+                 '[[case]]\nname = "raw"\nkernel = "raw_write"\nranks = 2\n'
+                 'args = ["-n", "2000000", "-o", "{outdir}/r.dat"]\n')
     dry = ok(cli("run", s, "--dry-run"))
     assert "ceiling of RESULTS/out before the runs: 2 ranks, size 4194304" in dry.stdout
     res = tmp_path / "res"

@@ -10,8 +10,8 @@ import shutil
 import pytest
 
 from conftest import tool
+from iokernels import launch, stats, suite
 from suite_cli import cli, ok, one_error
-from iokernels import launch, stats, suite  # noqa: E402
 
 SUITE = """
 [suite]
@@ -36,9 +36,10 @@ def test_repeats_alternate_and_hints_are_axes():
     # round 1: every combination once (file order), then round 2, then round 3
     assert order[:5] == [("a", 1, "1", 0), ("a", 1, "2", 0), ("a", 2, "1", 0), ("a", 2, "2", 0), ("b", 1, None, 0)]
     assert order[5:9] == [("a", 1, "1", 1), ("a", 1, "2", 1), ("a", 2, "1", 1), ("a", 2, "2", 1)]
-    assert all(a[:3] != b[:3] for a, b in zip(order, order[1:]))       # never back to back
+    assert all(a[:3] != b[:3] for a, b in zip(order, order[1:], strict=False))       # never back to back
     assert s.runs[0].hints == {"striping_unit": "1048576", "cb_nodes": "1"}
-    assert s.runs[1].run_id == "002-a-cb_nodes=2-1p-r1" and s.runs[5].label() == "raw_write a cb_nodes=1 1 ranks repeat 2"
+    assert s.runs[1].run_id == "002-a-cb_nodes=2-1p-r1"
+    assert s.runs[5].label() == "raw_write a cb_nodes=1 1 ranks repeat 2"
 
 
 def test_bad_hints_are_refused(tmp_path):
@@ -123,7 +124,8 @@ def test_report_gives_median_min_max_cv_per_case(sweep_results):
               if d["suite_run"]["ranks"] == ranks and f"cb_nodes={d['suite_run']['hints']['cb_nodes']}" == hint]
         s = stats.summarize(bw)
         assert n == 2 and float(cells[10]) == pytest.approx(s["median"], abs=0.06)
-        assert float(cells[11]) == pytest.approx(min(bw), abs=0.06) and float(cells[12]) == pytest.approx(max(bw), abs=0.06)
+        assert float(cells[11]) == pytest.approx(min(bw), abs=0.06)
+        assert float(cells[12]) == pytest.approx(max(bw), abs=0.06)
         assert cells[13] == f"{s['cv'] * 100:.1f}%"
         assert (cells[-1] == "10%") == stats.flagged(s)       # "VARIES > 10%" ends the line when flagged
 

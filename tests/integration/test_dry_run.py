@@ -24,7 +24,8 @@ def figures(doc):
 
 def real_and_dry(tmp_path, mapfile, nranks, *opts):
     iok(nranks, "e3sm", "-q", "-r", "2", "-o", tmp_path / "out.nc", "--json", tmp_path / "real.json", *opts, mapfile)
-    iok(1, "e3sm", "-q", "-r", "2", "--dry-run", "--ranks", str(nranks), "--json", tmp_path / "dry.json", *opts, mapfile)
+    iok(1, "e3sm", "-q", "-r", "2", "--dry-run", "--ranks", str(nranks), "--json", tmp_path / "dry.json", *opts,
+        mapfile)
     return load_json(tmp_path / "real.json"), load_json(tmp_path / "dry.json")
 
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from conftest import IOKERNELS, assert_all_ranks_fail, iok, load_json, registered_backends, tool
-from e3sm_inputs import case_maps, make_case_map  # noqa: F401 (fixture)
+from e3sm_inputs import make_case_map
 from file_values import replace_stored_value
 
 netCDF4 = pytest.importorskip("netCDF4")
@@ -22,12 +22,12 @@ def header(path):
     """ncmpidump -h without the name/format lines and record counts."""
     out = subprocess.run(["ncmpidump", "-h", str(path)], capture_output=True, text=True, check=True).stdout
     lines = out.splitlines()[2:]
-    return [re.sub(r"// \(\d+ currently\)", "", l).rstrip() for l in lines]
+    return [re.sub(r"// \(\d+ currently\)", "", line).rstrip() for line in lines]
 
 
 def listing(path):
     lines = path.read_text().splitlines()[2:]
-    return [re.sub(r"// \(\d+ currently\)", "", l).rstrip() for l in lines]
+    return [re.sub(r"// \(\d+ currently\)", "", line).rstrip() for line in lines]
 
 
 def run_case(tmp, nranks, mapfile, *args, name="out.nc", json_name="r.json"):
@@ -87,7 +87,8 @@ def test_real_maps_requests_bytes_and_reference_listings(tmp_path, e3sm_maps):
     out, res = run_case(tmp_path, 4, e3sm_maps / "map_g_case_16p.nc", "-j", "-r", "2", "--verify",
                         "--define-order", "listing", name="g.nc", json_name="g.json")
     ours, ref = header(out), listing(e3sm_maps / "g_case_hist.txt")
-    strip = lambda lines: [re.sub(r"^(\t\w+) = \d+ ;$", r"\1 = N ;", l) for l in lines]
+    def strip(lines):
+        return [re.sub(r"^(\t\w+) = \d+ ;$", r"\1 = N ;", line) for line in lines]
     assert strip(ours) == strip(ref)
     assert "\tnCells = 285 ;" in ours
     f = by_label(res)["hist"]

@@ -103,7 +103,7 @@ def every_rank_fails(tmp_path, mapfile, *fragments):
     p = mpirun(4, ["sh", "-c", '"$0" "$@"; echo "rank exit $?" >&2', IOKERNELS, "e3sm", "-q",
                    "-o", tmp_path / "never.nc", mapfile], check=False, timeout=120)
     elapsed = time.monotonic() - t0
-    exits = [l for l in p.stderr.splitlines() if l.startswith("rank exit ")]
+    exits = [line for line in p.stderr.splitlines() if line.startswith("rank exit ")]
     assert exits == ["rank exit 1"] * 4, p.stderr
     for frag in fragments:
         assert frag in p.stderr, f"{frag!r} not in stderr:\n{p.stderr}"

@@ -164,7 +164,7 @@ def test_written_maps_pass_the_netcdf_tools(tmp_path, fmt, label):
             assert lengths.sum() == elems
             assert f[f"{d}.nreqs"][:].sum() == len(offsets)
             covered = np.zeros(elems, dtype=int)
-            for o, n in zip(offsets, lengths):
+            for o, n in zip(offsets, lengths, strict=False):
                 covered[o:o + n] += 1
             assert (covered == 1).all(), d
             assert f[f"{d}.lengths"].getncattr("max") == lengths.max()

@@ -62,7 +62,8 @@ def test_generated_maps_have_the_real_maps_shapes(maps):
 def test_generated_map_runs_and_verifies(tmp_path, maps, case, nranks):
     res = tmp_path / "r.json"
     extra = ["--fill"] if case == "I" else []
-    iok(nranks, "e3sm", "-k", "-q", "--verify", "--json", res, "-o", tmp_path / "out.nc", *extra, maps[case], timeout=900)
+    iok(nranks, "e3sm", "-k", "-q", "--verify", "--json", res, "-o", tmp_path / "out.nc", *extra, maps[case],
+        timeout=900)
     r = load_json(res)
     assert r["summary"]["verification_mismatches"] == 0
     reads = [f for f in r["files"] if f["mode"] == "read"]
@@ -77,7 +78,8 @@ def test_mapgen_is_deterministic(tmp_path):
     a = gen(tmp_path / "a.nc", "--case", "G", "--seed", 3).read_bytes()
     b = gen(tmp_path / "b.nc", "--case", "G", "--seed", 3).read_bytes()
     c = gen(tmp_path / "c.nc", "--case", "G", "--seed", 4).read_bytes()
-    strip = lambda x: x.replace(b"--seed 4", b"--seed 3").replace(b"c.nc", b"a.nc").replace(b"b.nc", b"a.nc")
+    def strip(x):
+        return x.replace(b"--seed 4", b"--seed 3").replace(b"c.nc", b"a.nc").replace(b"b.nc", b"a.nc")
     assert strip(a) == strip(b) and strip(a) != strip(c)
 
 
@@ -130,8 +132,8 @@ WEIGHTS = {"F": [1, 323, 63], "G": [6, 2, 25, 2, 2, 4], "I": [465, 75, 4, 1, 1]}
 
 def case_requests(s, case, nranks):
     per = [0] * nranks
-    for w, d in zip(WEIGHTS[case], s["decomps"]):
-        per = [a + w * b for a, b in zip(per, d["requests"][str(nranks)]["per_rank"])]
+    for w, d in zip(WEIGHTS[case], s["decomps"], strict=False):
+        per = [a + w * b for a, b in zip(per, d["requests"][str(nranks)]["per_rank"], strict=False)]
     return {"total": sum(per), "max": max(per), "min": min(per)}
 
 
@@ -145,8 +147,8 @@ def mpi_io_test_requests(path, nranks):
     for r in range(nranks):
         cnt, extra = divmod(n, nranks)
         first = r * cnt + min(r, extra)
-        runs = sorted(x for p in range(first, first + cnt + (r < extra)) for x in zip(*procs[p]))
-        per.append(sum(1 for i, (o, l) in enumerate(runs) if i == 0 or runs[i - 1][0] + runs[i - 1][1] != o))
+        runs = sorted(x for p in range(first, first + cnt + (r < extra)) for x in zip(*procs[p], strict=False))
+        per.append(sum(1 for i, (o, _) in enumerate(runs) if i == 0 or runs[i - 1][0] + runs[i - 1][1] != o))
     return {"total": sum(per), "max": max(per), "min": min(per)}
 
 

@@ -132,7 +132,7 @@ def test_chunk_and_deflate(tmp_path, small_g_map, api, z):
     record = {n: v for n, v in ds.items() if v[1] and v[1][0] == "H5S_UNLIMITED"}
     fixed = {n: v for n, v in ds.items() if n not in record}
     assert record and fixed
-    for n, (dims, maxdims, esize, chunk, level) in ds.items():
+    for n, (dims, _maxdims, esize, chunk, level) in ds.items():
         if esize is None:
             continue
         fixed_dims = list(dims[1:] if n in record else dims)
@@ -147,7 +147,7 @@ def test_deflate_alone_compresses_record_variables(tmp_path, small_g_map):
     assert res["summary"]["verification_mismatches"] == 0
     ds = h5_datasets(out)
     n_rec = 0
-    for n, (dims, maxdims, esize, chunk, level) in ds.items():
+    for n, (dims, maxdims, _esize, chunk, level) in ds.items():
         if maxdims and maxdims[0] == "H5S_UNLIMITED":
             n_rec += 1
             assert chunk == (1, *dims[1:]) and level == 6, n

@@ -60,7 +60,8 @@ def test_rank_left_alone_by_the_library_aborts_instead_of_hanging(full_fs):
 
 def test_s3d_on_full_file_system(full_fs):
     """PnetCDF's collective wait_all: some ranks never return from it."""
-    p = iok(8, "s3d", "--grid", "64,64,64", "--procs", "2,2,2", "-c", "2", "--no-size-check", "-o", full_fs, check=False, timeout=120,
+    p = iok(8, "s3d", "--grid", "64,64,64", "--procs", "2,2,2", "-c", "2", "--no-size-check", "-o", full_fs,
+            check=False, timeout=120,
             env={"IOK_FAILURE_WAIT_SECONDS": "3"})
     assert_all_ranks_fail(p, "is full", "hint: free space there")
     assert list(full_fs.iterdir()) == []

@@ -341,7 +341,8 @@ def reference_headers(gcrm):
     shutil.rmtree(outdir)  # the configurations' runs above left their files
     outdir.mkdir()
     p, out, js = run_gcrm(4, gcrm, "--level", "4", "--fcfg", gcrm / "ZGrd.CP.lyr.fcfg.groups", "-k")
-    hdr = subprocess.run(["ncmpidump", "-h", str(out / "wind_19010101_000000.nc")], capture_output=True, text=True).stdout
+    hdr = subprocess.run(["ncmpidump", "-h", str(out / "wind_19010101_000000.nc")], capture_output=True,
+                         text=True).stdout
     # L4: N = 2562 cells, 5120 corners, 7680 edges
     for frag in ["time = UNLIMITED ; // (2 currently)", "corners = 5120 ;", "edges = 7680 ;", "layers = 256 ;",
                  "interfaces = 257 ;", "float u(time, corners, layers) ;", "float v(time, corners, layers) ;",
@@ -349,7 +350,8 @@ def reference_headers(gcrm):
                  'u:long_name = "U wind component at cell corners" ;', 'u:units = "m/sec" ;', 'u:location = "corner" ;',
                  ':title = "Test hydrostatic model with API" ;', ':institution = "PNNL" ;', ":history = "]:
         assert frag in hdr, frag
-    hdr = subprocess.run(["ncmpidump", "-h", str(out / "restart.nc19010101_000000.nc")], capture_output=True, text=True).stdout
+    hdr = subprocess.run(["ncmpidump", "-h", str(out / "restart.nc19010101_000000.nc")], capture_output=True,
+                         text=True).stdout
     for frag in ["double dbl_eta(time, nprog, cells, layers) ;", "double dbl_eta_f(time, ntend, cells, layers) ;",
                  "double dbl_mss(time, nprog, cells) ;", "double dbl_ts(time, cells) ;", "nprog = 2 ;", "ntend = 3 ;"]:
         assert frag in hdr, frag
@@ -359,7 +361,8 @@ def reference_headers(gcrm):
                  "int edge_corners(edges, endpoints) ;", "int cell_neighbors(cells, cellneighbors) ;",
                  "float corner_cell_map_lon(cells, cellcorners) ;", "float area(cells) ;"]:
         assert frag in hdr, frag
-    hdr = subprocess.run(["ncmpidump", "-h", str(out / "heating_19010101_000000.nc")], capture_output=True, text=True).stdout
+    hdr = subprocess.run(["ncmpidump", "-h", str(out / "heating_19010101_000000.nc")], capture_output=True,
+                         text=True).stdout
     assert "float heating_sw_lyr_avg(time, cells, layers) ;" in hdr
     r = load_json(js)
     assert "nc_header_align_size" in p.stdout and "MPI File Info" in p.stdout

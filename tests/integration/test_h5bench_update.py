@@ -16,13 +16,12 @@ every rank: append or overwrite of a missing file, append to a file without
 the unlimited layout, overwrite with other sizes or more steps than the
 file has, update through -x blob."""
 import subprocess
-import sys
 
 import pytest
 
-from conftest import assert_all_ranks_fail, iok, registered_backends, pattern_value
+from conftest import assert_all_ranks_fail, iok, pattern_value, registered_backends
 from file_values import dump
-from suite_cli import cli, run_suite_doc
+from suite_cli import run_suite_doc
 
 RANKS = 4
 DIM_1 = 256

@@ -142,7 +142,7 @@ def test_async_mode_runs_synchronously_with_a_note(tmp_path):
 def test_csv_file_has_h5bench_metric_names(tmp_path):
     doc = h5bench_doc(entry("write", **BASE), entry("read", **BASE))
     p, runs, res = run_suite_doc(tmp_path, doc)
-    for (r, rdoc), op in zip(runs, ("write", "read")):
+    for (r, _rdoc), op in zip(runs, ("write", "read"), strict=False):
         path = res / "out" / r["id"] / "output.csv"
         assert path.read_text().splitlines()[0] == "metric, value, unit"
         rows = csv_rows(path)

@@ -346,6 +346,5 @@ def test_module_file_puts_the_installation_on_the_path(prefix, tmp_path, kind):
 
 
 def test_runner_version_matches_the_project():
-    sys.path.insert(0, str(SOURCE_DIR / "python"))
     import iokernels
     assert iokernels.__version__ == VERSION

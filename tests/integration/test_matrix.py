@@ -23,7 +23,8 @@ Per backend x strategy a negative test corrupts one written value of a kept
 GCRM output (found by its data pattern, so it is data, not a header) and
 asserts that the read-only pass fails naming the verification.
 
-The last test (keep it last: it reads what the others recorded) requires at least 80% of the combinations to run and verify and
+The last test (keep it last: it reads what the others recorded) requires at least
+80% of the combinations to run and verify and
 writes build/matrix.md (kernel x backend x strategy: ok / not expressible:
 reason / FAIL) for the README.  Inputs are generated here (gen_inputs.py):
 nothing is read from ../shared.

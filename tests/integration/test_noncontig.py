@@ -67,7 +67,8 @@ def test_report_figures_from_the_decomposition(gen_d2, tmp_path):
     runs = [len(off) for off, _ in procs]
     lens = [n for _, ls in procs for n in ls]
     per_rank = [sum(runs[q] for q in qs) for qs in rank_procs(GEN_PROCS, ranks)]
-    assert report_value(o, "Decomposition") == f"mpi_io_test, {GEN_PROCS} processes, array_size 6,000, {sum(runs):,} runs"
+    assert report_value(o, "Decomposition") == (f"mpi_io_test, {GEN_PROCS} processes, array_size 6,000, "
+                                                f"{sum(runs):,} runs")
     assert report_value(o, "Map processes per rank") == str(GEN_PROCS // ranks)
     assert report_value(o, "Total number of variables") == str(nvars)
     assert report_value(o, "Total write amount").endswith(f"({nvars * GEN_A * 4:,} bytes)")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import BUILD_DIR, SOURCE_DIR, assert_all_ranks_fail, iok, load_json, mpirun, tool
-from test_capture_replay import captured, captured_s3d, file_bytes, flavours_binary, replay, replayed, shape_runs, total
+from test_capture_replay import captured, captured_s3d, file_bytes, flavours_binary, replay, replayed, shape_runs
 
 RECORDED = ["--calls", "recorded"]
 SHIM_C = SOURCE_DIR / "tests" / "integration" / "capture" / "corrupt_on_close.c"
@@ -79,7 +79,8 @@ def check_recorded(trace, names, tmp_path, nranks, tag, *args):
         recs = {f["role"]: f for f in res["files"] if f["captured_file"] == name}
         assert recs["write"]["backend"] == "mpiio (recorded calls)" and recs["write"]["calls"] == "recorded"
         assert recs["write"]["bytes"]["total"] == sum(
-            op[4] * op[5] for rk in t["ranks"] for s in rk["sessions"] if s["file"] == name for op in s["ops"] if op[0] & 1)
+            op[4] * op[5] for rk in t["ranks"] for s in rk["sessions"] if s["file"] == name for op in s["ops"]
+            if op[0] & 1)
         assert recs["write"]["requests"]["total"] == sum(
             op[5] for rk in t["ranks"] for s in rk["sessions"] if s["file"] == name for op in s["ops"] if op[0] & 1)
         assert recs["verify"]["verify"]["mismatches"] == 0

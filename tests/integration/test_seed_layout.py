@@ -77,9 +77,10 @@ def offsets_packed(off, size):
     hsize = int(re.search(r"size\s+=\s+(\d+) bytes", off).group(1))
     extent = int(re.search(r"extent\s+=\s+(\d+) bytes", off).group(1))
     assert extent == hsize, f"header padded: size {hsize}, extent {extent}"
-    spans = [(int(a), int(b)) for a, b in re.findall(r"start file offset =\s+(\d+).*\n\s+end\s+file offset =\s+(\d+)", off)]
+    spans = [(int(a), int(b))
+             for a, b in re.findall(r"start file offset =\s+(\d+).*\n\s+end\s+file offset =\s+(\d+)", off)]
     assert spans and spans[0][0] == extent
-    for (_, end), (start, _) in zip(spans, spans[1:]):
+    for (_, end), (start, _) in zip(spans, spans[1:], strict=False):
         assert start == end, f"gap or overlap between variables at {end} / {start}"
     return spans
 

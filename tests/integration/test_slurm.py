@@ -6,12 +6,13 @@ HTML are collected.  Skips (one reason) only when Slurm cannot start."""
 import csv
 import io
 import json
+import sys
 
 import pytest
 
 from conftest import BUILD_DIR, tool
 from local_slurm import LocalSlurm, Unavailable
-from suite_cli import cli, cli_env, ok, one_error
+from suite_cli import cli, ok, one_error
 
 SUITE = """
 [suite]
@@ -38,7 +39,8 @@ def test_batch_script_runs_the_suite_with_srun_and_collects(cluster, tmp_path):
     (tmp_path / "s.toml").write_text(SUITE)
     job, res = tmp_path / "job.sh", tmp_path / "res"
     ok(cli("slurm", tmp_path / "s.toml", "--nodes", "1", "--ntasks-per-node", "2", "--time", "5",
-           "--partition", "debug", "--results", res, "--sbatch=--output=" + str(tmp_path / "job-%j.out"), "--setup", "echo site-setup-ran", "-o", job))
+           "--partition", "debug", "--results", res, "--sbatch=--output=" + str(tmp_path / "job-%j.out"),
+           "--setup", "echo site-setup-ran", "-o", job))
     text = job.read_text()
     for line in ("#SBATCH --nodes=1", "#SBATCH --ntasks-per-node=2", "#SBATCH --time=5", "#SBATCH --partition=debug",
                  f"#SBATCH --output={tmp_path}/job-%j.out"):
@@ -72,10 +74,10 @@ def test_run_inside_an_allocation_catches_a_launch_without_pmix(cluster, tmp_pat
     tool("raw_write")
     (tmp_path / "s.toml").write_text(SUITE.replace('"-o",', '"--overwrite", "-o",'))
     res = tmp_path / "res"
-    wrap = (f"cd {tmp_path} && python3 -m iokernels run s.toml --launcher 'srun --mpi=none -n {{ranks}}' "
+    wrap = (f"cd {tmp_path} && {sys.executable} -m iokernels run s.toml --launcher 'srun --mpi=none -n {{ranks}}' "
             f"--results {res}")
     sub = cluster.run("sbatch", "--parsable", "-n", "2", "-t", "5", f"--output={tmp_path}/out-%j.txt",
-                      f"--export=ALL,PYTHONPATH={cli_env()['PYTHONPATH']},IOK_BUILD_DIR={BUILD_DIR}",
+                      f"--export=ALL,IOK_BUILD_DIR={BUILD_DIR}",
                       "--wrap", wrap)
     assert sub.returncode == 0, sub.stderr
     job_id = sub.stdout.strip().split(";")[0]

@@ -14,15 +14,12 @@ import time
 import pytest
 
 from conftest import BUILD_DIR, IOKERNELS, SOURCE_DIR, tool
-from e3sm_inputs import case_maps  # noqa: F401 (fixture)
-
-sys.path.insert(0, str(SOURCE_DIR / "python"))
-from iokernels import compare, launch, paths, results, suite, table  # noqa: E402
-from iokernels.errors import UsageError  # noqa: E402
+from iokernels import compare, launch, paths, results, suite, table
+from iokernels.errors import UsageError
 
 
 def cli(*args, cwd=None):
-    env = dict(os.environ, PYTHONPATH=str(SOURCE_DIR / "python"), IOK_BUILD_DIR=str(BUILD_DIR))
+    env = dict(os.environ, IOK_BUILD_DIR=str(BUILD_DIR))
     return subprocess.run([sys.executable, "-m", "iokernels", *map(str, args)], capture_output=True, text=True,
                           env=env, cwd=cwd, timeout=900)
 
@@ -94,7 +91,8 @@ def test_command_line_and_environment(tmp_path):
     ({"case": []}, ["no cases"]),
     ({"case": [{"backend": "hdf5"}]}, ["'kernel' is missing"]),
     ({"case": [{"kernel": "e3sm", "ranks": 0}]}, ["'ranks' must be positive, got 0"]),
-    ({"case": [{"kernel": "e3sm", "ranks": "4"}]}, ["'ranks' must be an integer or a list of them, got '4'", "hint: write e.g. ranks = 4"]),
+    ({"case": [{"kernel": "e3sm", "ranks": "4"}]},
+     ["'ranks' must be an integer or a list of them, got '4'", "hint: write e.g. ranks = 4"]),
     ({"case": [{"kernel": "e3sm", "ranks": []}]}, ["'ranks' is an empty list"]),
     ({"case": [{"kernel": "e3sm", "io_layer": "mpich"}]}, ["io_layer 'mpich' is not one of romio, ompio"]),
     ({"case": [{"kernel": "e3sm", "repeats": 0}]}, ["'repeats' must be a positive integer"]),
@@ -447,7 +445,7 @@ def test_example_suite_is_valid():
 def test_example_suite_runs_without_the_shared_data(tmp_path):
     """The README's example suite on a fresh clone: no ../shared, every run
     succeeds, and raw_write writes exactly the bytes the G case writes."""
-    env = dict(os.environ, PYTHONPATH=str(SOURCE_DIR / "python"), IOK_BUILD_DIR=str(BUILD_DIR),
+    env = dict(os.environ, IOK_BUILD_DIR=str(BUILD_DIR),
                IOK_SHARED=str(tmp_path / "no_shared"))
     p = subprocess.run([sys.executable, "-m", "iokernels", "run", str(SOURCE_DIR / "python" / "iokernels" / "suites" /
                         "example.toml"), "--results", str(tmp_path / "res")], capture_output=True, text=True,
@@ -463,10 +461,10 @@ def test_example_suite_runs_without_the_shared_data(tmp_path):
     assert len(reads) == 8 and all(f["verify"]["mismatches"] == 0 for f in reads)
 
 
-def test_benchlib_runs_beside_raw_and_prints_ratios(tmp_path, capsys):
+def test_benchlib_runs_beside_raw_and_prints_ratios(tmp_path, capsys, monkeypatch):
     """bench/benchlib.py: a run and raw_write of the same bytes share one
     directory and one results index; the table's ratios are ours / raw."""
-    sys.path.insert(0, str(SOURCE_DIR / "bench"))
+    monkeypatch.syspath_prepend(str(SOURCE_DIR / "bench"))          # benchlib is a script's module, not packaged
     import benchlib
     b = benchlib.Bench("t", ranks=2, results=tmp_path / "res", build_dir=BUILD_DIR)
     ours = b.raw(3000000, label="ours", extra=["--chunk", "4096"])     # stands in for a kernel
@@ -480,13 +478,15 @@ def test_benchlib_runs_beside_raw_and_prints_ratios(tmp_path, capsys):
     assert row[:4] == ["ours", ours.layer, "2.9", "MiB"]
     assert row[6] == f"{ours.seconds / ref.seconds:.2f}" and row[7] == f"{ours.mib_s / ref.mib_s:.2f}"
     assert "FAILED: iokernels: error: unknown kernel 'no_such_kernel'" in lines[4]
-    assert lines[5].split()[:3] == ["raw_write", "(1", "ranks)"] and lines[5].split()[-3:] == ["1.00", "1.00", "reference"]
+    assert lines[5].split()[:3] == ["raw_write", "(1", "ranks)"]
+    assert lines[5].split()[-3:] == ["1.00", "1.00", "reference"]
     assert b.finish() == 1
     index = json.loads((tmp_path / "res" / "index.json").read_text())
     assert [r["status"] for r in index["runs"]] == ["ok", "ok", "failed"]
     assert index["tables"][0]["text"] == text
     cmds = [json.loads((tmp_path / "res" / r["result"]).read_text())["suite_run"]["command"] for r in index["runs"]]
-    assert cmds[0][cmds[0].index("-o") + 1] == cmds[1][cmds[1].index("-o") + 1] == f"{tmp_path / 'res' / 'data'}/raw.dat"
+    outputs = [c[c.index("-o") + 1] for c in cmds[:2]]
+    assert outputs == [f"{tmp_path / 'res' / 'data'}/raw.dat"] * 2
     assert not (tmp_path / "res" / "data").exists()                   # cleaned up after
 
 
@@ -575,7 +575,7 @@ def test_bench_e3sm_prepare_script(tmp_path):
     index = json.loads((tmp_path / "res" / "index.json").read_text())
     docs = [json.loads((tmp_path / "res" / f"{r['id']}.json").read_text()) for r in index["runs"]]
     assert [d["suite_run"]["status"] for d in docs] == ["ok", "ok"]
-    for n, d in zip(out["sizes"], docs):
+    for n, d in zip(out["sizes"], docs, strict=False):
         assert n["requests_total"] == d["files"][0]["requests"]["total"] > 0
         assert n["prepare_s"] == d["summary"]["prepare_seconds"]["max"] > 0
         assert n["write_s"] == pytest.approx(n["prepare_s"] / d["summary"]["prepare_fraction_of_write"])
@@ -589,9 +589,9 @@ def test_bench_e3sm_prepare_script(tmp_path):
 def test_timeout_and_sigterm_kill_the_whole_launch(tmp_path):
     """A run over its time limit is killed with its process group and recorded
     as a timeout; SIGTERM to the runner takes the running launch down too."""
-    s = write(tmp_path / "t.toml", f"""
+    s = write(tmp_path / "t.toml", """
 [suite]
-launcher = ["bash", "-c", "echo started; sleep 60 # {{ranks}}", "x"]
+launcher = ["bash", "-c", "echo started; sleep 60 # {ranks}", "x"]
 [[case]]
 name = "slow"
 kernel = "raw_write"
@@ -604,13 +604,14 @@ args = ["-n", "1000"]
 """)
     p = cli("run", s, "--results", tmp_path / "res")
     assert p.returncode == 1
-    assert p.stdout.splitlines()[1] == "[1/2] raw_write slow 1 ranks ... timed out: iokernels run: killed after the 4 s time limit"
+    assert p.stdout.splitlines()[1] == ("[1/2] raw_write slow 1 ranks ... timed out: iokernels run: killed after "
+                                        "the 4 s time limit")
     assert p.stdout.splitlines()[2].startswith("[2/2] raw_write next 1 ranks ... ")
     doc = json.loads((tmp_path / "res" / "001-slow-1p-r1.json").read_text())
     assert doc["suite_run"]["status"] == "timeout" and doc["suite_run"]["returncode"] is None
     assert (tmp_path / "res" / "logs" / "001-slow-1p-r1.stdout").read_text() == "started\n"
 
-    env = dict(os.environ, PYTHONPATH=str(SOURCE_DIR / "python"), IOK_BUILD_DIR=str(BUILD_DIR))
+    env = dict(os.environ, IOK_BUILD_DIR=str(BUILD_DIR))
     # exec -a names the launched process by the marker (bash would exec a
     # lone `sleep` with a cmdline that pgrep cannot tell from any other)
     marker = f"iok-orphan-check-{os.getpid()}-{tmp_path.name}"

@@ -13,9 +13,9 @@
 #include "core/error.hpp"
 #include "formats/array_file.hpp"
 #include "formats/cdf_classic.hpp"
-#include "kernels/e3sm/decomp_map.hpp"
-#include "kernels/e3sm/map_synth.hpp"
-#include "kernels/e3sm/map_writer.hpp"
+#include "formats/decomp_map.hpp"
+#include "formats/map_synth.hpp"
+#include "formats/map_writer.hpp"
 #include "scratch_dir.hpp"
 
 using namespace iok::e3sm;

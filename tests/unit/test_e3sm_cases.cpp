@@ -1,17 +1,19 @@
 // E3SM case descriptions: CDL parsing, variables per decomposition, types and
-// fill values, dimensions from the map, and the spec's byte counts (its
-// request counts need the real F map: test_real_data.cpp).
+// fill values, dimensions from the map, the spec's byte counts (its request
+// counts need the real F map: test_real_data.cpp), and the listing orders.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 #include "core/error.hpp"
 #include "formats/cdf_classic.hpp"
 #include "formats/cdl_header.hpp"
+#include "formats/map_synth.hpp"
+#include "kernels/e3sm/case_cdl.hpp"
 #include "kernels/e3sm/case_spec.hpp"
 #include "kernels/e3sm/case_stats.hpp"
-#include "kernels/e3sm/map_synth.hpp"
 
 using namespace iok;
 using namespace iok::e3sm;
@@ -288,4 +290,125 @@ TEST(E3smCases, ICaseCoversPartOfEachArray) {
     for (const auto& v : f.vars)
         if (v.is_record(f)) whole += f.fixed_elements(v) * dtype_size(v.type);
     EXPECT_EQ(fill.per_record, whole);
+}
+
+std::vector<std::string> var_names(const FileSpec& f) {
+    std::vector<std::string> names;
+    for (const auto& v : f.vars) names.push_back(v.name);
+    return names;
+}
+
+bool same_attrs(const std::vector<Attr>& a, const std::vector<Attr>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (a[i].name != b[i].name || a[i].type != b[i].type || a[i].text != b[i].text || a[i].values != b[i].values)
+            return false;
+    return true;
+}
+
+struct ListingExpect {
+    const char* stem;
+    std::vector<std::vector<std::int64_t>> shapes;
+    std::vector<std::string> first, last;  // of the listing order
+};
+
+class ListingOrder : public ::testing::TestWithParam<ListingExpect> {};
+
+// --define-order listing: the case description's header (cases/<stem>.cdl,
+// kept once) with its variables in the listing's order
+// (cases/<stem>.listing-order): the same dimensions, variables, types,
+// attributes in their order, global attributes and decompositions.
+TEST_P(ListingOrder, SameHeaderInTheListingsVariableOrder) {
+    const ListingExpect& e = GetParam();
+    const DecompMap m = synthetic_map(e.shapes);
+    CaseOptions lo;
+    lo.listing_order = true;
+    const FileSpec seed = case_file(e.stem, m), listing = case_file(e.stem, m, lo);
+    const auto names = var_names(listing);
+    ASSERT_GE(names.size(), e.first.size() + e.last.size());
+    EXPECT_EQ(std::vector<std::string>(names.begin(), names.begin() + e.first.size()), e.first);
+    EXPECT_EQ(std::vector<std::string>(names.end() - e.last.size(), names.end()), e.last);
+    auto sorted = names, seed_sorted = var_names(seed);
+    EXPECT_NE(names, seed_sorted);
+    std::sort(sorted.begin(), sorted.end());
+    std::sort(seed_sorted.begin(), seed_sorted.end());
+    EXPECT_EQ(sorted, seed_sorted);
+    EXPECT_EQ(listing.label, seed.label);
+    ASSERT_EQ(listing.dims.size(), seed.dims.size());
+    for (std::size_t i = 0; i < seed.dims.size(); ++i) {
+        EXPECT_EQ(listing.dims[i].name, seed.dims[i].name);
+        EXPECT_EQ(listing.dims[i].length, seed.dims[i].length);
+        EXPECT_EQ(listing.dims[i].unlimited, seed.dims[i].unlimited);
+    }
+    EXPECT_TRUE(same_attrs(listing.global_attrs, seed.global_attrs));
+    EXPECT_EQ(listing.attribute_count(), seed.attribute_count());
+    for (const auto& v : listing.vars) {
+        const VarSpec s = var(seed, v.name);
+        EXPECT_EQ(v.type, s.type) << v.name;
+        EXPECT_EQ(v.dims, s.dims) << v.name;
+        EXPECT_EQ(v.decomp, s.decomp) << v.name;
+        EXPECT_EQ(v.fill_value, s.fill_value) << v.name;
+        EXPECT_TRUE(same_attrs(v.attrs, s.attrs)) << v.name;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllCases, ListingOrder,
+    ::testing::Values(
+        ListingExpect{"f_h0", {{866}, {866}, {72, 866}},
+                      {"lat", "lon", "area", "lev", "hyam", "hybm", "P0", "ilev"},
+                      {"soa_c2SFWET", "soa_c3DDF", "soa_c3SFWET"}},
+        ListingExpect{"f_h1", {{866}, {866}, {72, 866}},
+                      {"lat", "lon", "area", "lev", "hyam", "hybm", "P0", "ilev"},
+                      {"V850", "VBOT", "Z500"}},
+        ListingExpect{"g_hist", kG,
+                      {"salinitySurfaceRestoringTendency", "vertTransportVelocityTop", "vertGMBolusVelocityTop",
+                       "vertAleTransportTop", "tendSSH", "layerThickness"},
+                      {"salinityNonLocalTendency", "temperature", "salinity"}},
+        ListingExpect{"i_h0", kI, {"levgrnd", "levlak", "levdcmp", "time", "mcdate", "mcsec"},
+                      {"nlim_m", "o2_decomp_depth_unsat", "plim_m"}},
+        ListingExpect{"i_h1", kI, {"levgrnd", "levlak", "levdcmp", "time", "mcdate", "mcsec"},
+                      {"nlim_m", "o2_decomp_depth_unsat", "plim_m"}}),
+    [](const auto& info) { return std::string(info.param.stem); });
+
+// An order list that names an unknown variable, names one twice, puts two
+// names on a line or leaves variables out is rejected, naming the list and line.
+TEST(ListingOrders, BadOrderListsAreErrors) {
+    const std::string cdl = "netcdf x {\ndimensions:\n n = 4 ;\nvariables:\n int a(n) ;\n int b(n) ;\n"
+                            " int c(n) ;\n int d ;\n}\n";
+    auto message = [&](const std::string& order) -> std::string {
+        FileSpec f = parse_cdl_header(cdl, "t.cdl");
+        try {
+            order_variables(f, order, "t.listing-order");
+        } catch (const Error& e) {
+            return e.what();
+        }
+        return "(accepted: " + ::testing::PrintToString(var_names(f)) + ")";
+    };
+    auto contains = [](const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; };
+    std::string m = message("# comment\nd\na\nz\nb\nc\n");
+    EXPECT_TRUE(contains(m, "t.listing-order:4: 'z' is no variable")) << m;
+    m = message("d\na\nb\n");
+    EXPECT_TRUE(contains(m, "t.listing-order: 1 variable of the case description not listed: c")) << m;
+    m = message("d\n");
+    EXPECT_TRUE(contains(m, "3 variables of the case description not listed: a, b, c")) << m;
+    m = message("d\na\nb\nd\nc\n");
+    EXPECT_TRUE(contains(m, "t.listing-order:4: variable 'd' is listed twice (first at line 1)")) << m;
+    m = message("d\na b\nc\n");
+    EXPECT_TRUE(contains(m, "t.listing-order:2: 'a b' is not one variable name")) << m;
+    // A good list: comments, blank lines and surrounding blanks are ignored.
+    FileSpec f = parse_cdl_header(cdl, "t.cdl");
+    order_variables(f, "# order\n\n  c\nd\t\na\r\nb", "t.listing-order");
+    EXPECT_EQ(var_names(f), (std::vector<std::string>{"c", "d", "a", "b"}));
+    EXPECT_EQ(f.vars[0].dims, std::vector<int>{0});
+    EXPECT_TRUE(f.vars[1].dims.empty());
+}
+
+// Every case description has its listing order, and nothing else does.
+TEST(ListingOrders, OneForEachCaseDescription) {
+    std::vector<std::string> cdls, orders;
+    for (const auto& e : embedded_case_cdls()) cdls.emplace_back(e.name);
+    for (const auto& e : embedded_listing_orders()) orders.emplace_back(e.name);
+    EXPECT_EQ(cdls, (std::vector<std::string>{"f_h0", "f_h1", "g_hist", "i_h0", "i_h1"}));
+    EXPECT_EQ(orders, cdls);
 }

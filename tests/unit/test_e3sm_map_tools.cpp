@@ -6,10 +6,10 @@
 #include <fstream>
 
 #include "core/error.hpp"
+#include "formats/map_synth.hpp"
+#include "formats/map_writer.hpp"
 #include "formats/pio_dat.hpp"
 #include "kernels/e3sm/case_spec.hpp"
-#include "kernels/e3sm/map_synth.hpp"
-#include "kernels/e3sm/map_writer.hpp"
 #include "scratch_dir.hpp"
 
 using namespace iok;

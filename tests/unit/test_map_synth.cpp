@@ -5,8 +5,8 @@
 #include <set>
 
 #include "core/error.hpp"
-#include "kernels/e3sm/map_stat.hpp"
-#include "kernels/e3sm/map_synth.hpp"
+#include "formats/map_stat.hpp"
+#include "formats/map_synth.hpp"
 
 using namespace iok::e3sm;
 

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <vector>
 
-#include "core/pattern.hpp"
+#include "runner/pattern.hpp"
 
 using namespace iok;
 

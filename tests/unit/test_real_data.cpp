@@ -11,11 +11,11 @@
 
 #include "e3sm_test_data.hpp"
 #include "formats/array_file.hpp"
+#include "formats/decomp_map.hpp"
+#include "formats/map_writer.hpp"
 #include "formats/pio_dat.hpp"
 #include "kernels/e3sm/case_spec.hpp"
 #include "kernels/e3sm/case_stats.hpp"
-#include "kernels/e3sm/decomp_map.hpp"
-#include "kernels/e3sm/map_writer.hpp"
 #include "kernels/gcrm/gcrm_format.hpp"
 #include "kernels/gcrm/gcrm_inputs.hpp"
 #include "kernels/gcrm/gcrm_plan.hpp"

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <sstream>
+#include <unordered_map>
 
 #include "core/error.hpp"
 #include "formats/cdl_header.hpp"
@@ -88,11 +89,10 @@ Directives read_directives(const std::string& text, const std::string& source) {
     return d;
 }
 
-const EmbeddedCdl& find_cdl(const std::string& stem) {
-    for (const auto& e : embedded_case_cdls())
+const EmbeddedCdl& find_embedded(const std::vector<EmbeddedCdl>& files, const std::string& stem, const char* what) {
+    for (const auto& e : files)
         if (e.name == stem) return e;
-    throw Error("no E3SM case description '" + stem + "'",
-                "known: f_h0, f_h1, g_hist, i_h0, i_h1 (and listing_ before each)");
+    throw Error(std::string("no E3SM ") + what + " '" + stem + "'", "known: f_h0, f_h1, g_hist, i_h0, i_h1");
 }
 
 std::string dims_text(const std::vector<std::int64_t>& dims) {
@@ -151,13 +151,60 @@ double default_fill_value(DType t) {
     return 0;
 }
 
+void order_variables(FileSpec& f, std::string_view order, const std::string& source) {
+    std::unordered_map<std::string_view, std::size_t> index;
+    index.reserve(f.vars.size());
+    for (std::size_t i = 0; i < f.vars.size(); ++i) index.emplace(f.vars[i].name, i);
+    std::vector<int> listed_at(f.vars.size(), 0);  // line of each variable's name, 0 = not yet
+    std::vector<std::size_t> listed;  // the variables' indices in the listed order
+    listed.reserve(f.vars.size());
+    int n = 0;
+    for (std::size_t at = 0; at < order.size();) {
+        std::size_t eol = order.find('\n', at);
+        if (eol == std::string_view::npos) eol = order.size();
+        ++n;
+        const std::string line = trim(std::string(order.substr(at, eol - at)));
+        at = eol + 1;
+        if (line.empty() || line[0] == '#') continue;
+        const std::string where = source + ":" + std::to_string(n);
+        if (line.find_first_of(" \t") != std::string::npos)
+            throw Error(where + ": '" + line + "' is not one variable name", "list one variable name a line");
+        const auto it = index.find(line);
+        if (it == index.end())
+            throw Error(where + ": '" + line + "' is no variable of the case description",
+                        "the listing order may name only the case's variables");
+        if (listed_at[it->second])
+            throw Error(where + ": variable '" + line + "' is listed twice (first at line " +
+                            std::to_string(listed_at[it->second]) + ")",
+                        "list each variable once");
+        listed_at[it->second] = n;
+        listed.push_back(it->second);
+    }
+    if (listed.size() != f.vars.size()) {
+        std::string missing;
+        std::size_t count = 0;
+        for (std::size_t i = 0; i < f.vars.size(); ++i)
+            if (!listed_at[i] && ++count <= 5) missing += (count > 1 ? ", " : "") + f.vars[i].name;
+        if (count > 5) missing += ", ...";
+        throw Error(source + ": " + std::to_string(count) + " variable" + (count > 1 ? "s" : "") +
+                        " of the case description not listed: " + missing,
+                    "the listing order must name every variable of the case once");
+    }
+    std::vector<VarSpec> vars;  // moved once all names are checked (index views them)
+    vars.reserve(f.vars.size());
+    for (std::size_t i : listed) vars.push_back(std::move(f.vars[i]));
+    f.vars = std::move(vars);
+}
+
 FileSpec case_file(const std::string& stem, const DecompMap& m, const CaseOptions& opt) {
-    const std::string file = (opt.listing_order ? "listing_" : "") + stem;
-    const std::string text(find_cdl(file).text);
-    const std::string source = "e3sm case " + file + ".cdl";
+    const std::string text(find_embedded(embedded_case_cdls(), stem, "case description").text);
+    const std::string source = "e3sm case " + stem + ".cdl";
     const Directives dir = read_directives(text, source);
     FileSpec f = parse_cdl_header(text, source);
     f.label = stem.substr(stem.find('_') + 1);
+    if (opt.listing_order)
+        order_variables(f, find_embedded(embedded_listing_orders(), stem, "listing order").text,
+                        "e3sm case " + stem + ".listing-order");
 
     // Which decomposition partitions each variable: a rule by name wins over
     // rules by dimensions; no rule means rank 0 writes the variable whole.

@@ -1,15 +1,16 @@
 #pragma once
 // The files E3SM writes in each case (F atmosphere, G ocean, I land): their
 // dimensions, variables and attributes as FileSpecs, built from the embedded
-// case descriptions (cases/*.cdl: the headers E3SM-IO writes, and the older
-// listings of real E3SM output as cases/listing_*.cdl) and sized by
-// the decomposition map.  Each VarSpec's `decomp` is the index of the map
-// decomposition that partitions it, or -1 when rank 0 writes it whole; each
-// carries its `fill_value`.
+// case descriptions (cases/*.cdl: the headers E3SM-IO writes; the older
+// listings of real E3SM output hold the same header with the variables in the
+// order of cases/*.listing-order) and sized by the decomposition map.  Each
+// VarSpec's `decomp` is the index of the map decomposition that partitions
+// it, or -1 when rank 0 writes it whole; each carries its `fill_value`.
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "kernels/e3sm/decomp_map.hpp"
+#include "formats/decomp_map.hpp"
 #include "model/file_spec.hpp"
 
 namespace iok::e3sm {
@@ -31,7 +32,8 @@ struct CaseOptions {
     // Define order (and so every offset): false = E3SM-IO's as it is today
     // (cases/<stem>.cdl, what its def_F/G/I_case define, in that order);
     // true = the older listing of real E3SM output the seed documents carry
-    // (cases/listing_<stem>.cdl).  Same variables and attributes either way.
+    // (cases/<stem>.cdl's variables in the order of cases/<stem>.listing-order).
+    // Same dimensions, variables and attributes either way.
     bool listing_order = false;
 };
 
@@ -46,6 +48,13 @@ std::vector<FileSpec> case_files(CaseKind c, const DecompMap& m, const CaseOptio
 // One file of a case by the stem of its description ("f_h0", "g_hist", ...),
 // for tests and tools.
 FileSpec case_file(const std::string& stem, const DecompMap& m, const CaseOptions& opt = {});
+
+// Puts f's variables in the order the text `order` lists them (a
+// cases/*.listing-order file): one name a line, blank lines and lines starting
+// with '#' ignored, every variable of f exactly once.  Throws iok::Error naming
+// `source` (and the line) for a name that is no variable of f, a name listed
+// twice, or variables left out.
+void order_variables(FileSpec& f, std::string_view order, const std::string& source);
 
 // The NetCDF default fill value of a type (used when a variable has no
 // _FillValue attribute); float's is the float constant widened.

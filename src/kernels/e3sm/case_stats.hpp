@@ -17,7 +17,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernels/e3sm/decomp_map.hpp"
+#include "formats/decomp_map.hpp"
 #include "model/file_spec.hpp"
 
 namespace iok::e3sm {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "driver/driver.hpp"
-#include "kernels/e3sm/decomp_map.hpp"
+#include "formats/decomp_map.hpp"
 #include "kernels/e3sm/e3sm_options.hpp"
 #include "kernels/e3sm/e3sm_plan.hpp"
 

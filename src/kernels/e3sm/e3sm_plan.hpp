@@ -4,7 +4,7 @@
 // Selection per decomposition, shared by every variable that uses it.
 #include <string>
 
-#include "kernels/e3sm/decomp_map.hpp"
+#include "formats/decomp_map.hpp"
 #include "model/plan.hpp"
 
 namespace iok::e3sm {

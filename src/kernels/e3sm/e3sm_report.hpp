@@ -7,7 +7,7 @@
 #include <string>
 
 #include "driver/driver.hpp"
-#include "kernels/e3sm/decomp_map.hpp"
+#include "formats/decomp_map.hpp"
 #include "kernels/e3sm/e3sm_options.hpp"
 #include "model/plan.hpp"
 

@@ -6,7 +6,7 @@
 #include "core/collective.hpp"
 #include "core/error.hpp"
 #include "formats/cdf_classic.hpp"
-#include "kernels/e3sm/decomp_map.hpp"
+#include "formats/decomp_map.hpp"
 
 namespace iok::noncontig {
 

@@ -7,7 +7,7 @@
 #include "core/collective.hpp"
 #include "core/error.hpp"
 #include "core/mpi_layer.hpp"
-#include "core/pattern.hpp"
+#include "runner/pattern.hpp"
 
 namespace iok::noncontig {
 

@@ -3,15 +3,9 @@
 #include "core/collective.hpp"
 #include "core/report.hpp"
 #include "core/stats.hpp"
-#include "core/resource_check.hpp"
-#include "kernels/noncontig/noncontig_decomp.hpp"
-#include "model/plan_size.hpp"
 
 namespace iok::noncontig {
 
-namespace {
-
-// nvars float variables over the decomposition's array, one record per tile.
 FilePlan tiles_plan(const Decomposition& dc, const std::vector<Run>& runs, int nvars) {
     FilePlan p;
     p.spec.label = "noncontig";
@@ -32,51 +26,10 @@ FilePlan tiles_plan(const Decomposition& dc, const std::vector<Run>& runs, int n
     return p;
 }
 
-}  // namespace
-
-void run_through_stack(Driver& d, const StackSetup& s) {
+void report_stack(Driver& d, const StackSetup& s, const Decomposition& dc, const double tile_seconds[2]) {
     MPI_Comm comm = d.comm();
     const int rank = d.rank();
-    d.outputs().require_readable(s.input);
-    const Decomposition dc = read_decomposition_collective(s.input, s.decomp, comm);
-    if (s.verify_existing) d.outputs().require_readable(s.output);
-    else d.outputs().claim(s.output);
-    FilePlan plan;
-    collective_step(comm, [&] { plan = tiles_plan(dc, rank_runs(dc, rank, d.size()), s.nvars); });
-    // Before any buffer exists: a tile in memory (with its gaps), both on disk.
-    {
-        ResourceNeeds need;
-        need.memory_bytes = saturating_add(plan_buffer_bytes(plan, 1),
-                                           static_cast<std::uint64_t>(s.nvars) * static_cast<std::uint64_t>(s.gap) * 4);
-        need.file_bytes = s.verify_existing ? 0 : plan_file_bytes(plan);
-        need.output_path = s.verify_existing ? std::string() : s.output;
-        d.check_resources(need, "-n/--nvars");
-    }
-    RunOptions ro = d.run_options();
-    ro.progress = false;
-    ro.gap_bytes = static_cast<std::size_t>(s.gap) * 4;
-
-    double t[2] = {0, 0};
-    if (!s.verify_existing) {
-        std::unique_ptr<Backend> be = d.make_stack();
-        RecordWriter w(comm, *be, ro, plan, s.output);
-        for (int tile = 0; tile < 2; ++tile) {
-            w.set_noncontig_buffer(tile == 1);
-            MPI_Barrier(comm);
-            const double t0 = MPI_Wtime();
-            w.write(tile, tile + 1);
-            t[tile] = MPI_Wtime() - t0;
-        }
-        FileOutcome out = w.close();
-        d.record(out, {{"role", "tiles"}});
-    }
-    if (s.verify || s.verify_existing) {
-        std::unique_ptr<Backend> be = d.make_stack();
-        Runner r(comm, *be, ro);
-        FileOutcome out = r.read(plan, s.output);
-        d.record(out, {{"role", "verify"}});
-    }
-    auto red = reduce_over_ranks(comm, {t[0], t[1]});
+    auto red = reduce_over_ranks(comm, {tile_seconds[0], tile_seconds[1]});
     if (rank == 0) {
         const double amount = static_cast<double>(dc.covered_elements()) * 4.0 * s.nvars;
         d.result().add_input("decomposition", s.input);
@@ -106,7 +59,6 @@ void run_through_stack(Driver& d, const StackSetup& s) {
             tr.line("Verification", d.mismatches() ? "FAILED" : "passed (both tiles, every element)");
         tr.print();
     }
-    d.finish();
 }
 
 }  // namespace iok::noncontig

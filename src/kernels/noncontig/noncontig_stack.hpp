@@ -7,8 +7,11 @@
 // is its own put per variable from that memory (the MPI-IO derived buffer
 // type and MPI_Pack timing exist on the native path only: noncontig_io.hpp).
 #include <string>
+#include <vector>
 
 #include "driver/driver.hpp"
+#include "kernels/noncontig/noncontig_decomp.hpp"
+#include "model/plan.hpp"
 
 namespace iok::noncontig {
 
@@ -18,6 +21,11 @@ struct StackSetup {
     bool verify = true, verify_existing = false, quiet = false;
 };
 
-void run_through_stack(Driver& d, const StackSetup& s);
+// nvars float variables over the decomposition's array, one record per tile.
+FilePlan tiles_plan(const Decomposition& dc, const std::vector<Run>& runs, int nvars);
+
+// Collective: the result's params and summary, and (rank 0) the report;
+// `tile_seconds`: this rank's write time of each tile.
+void report_stack(Driver& d, const StackSetup& s, const Decomposition& dc, const double tile_seconds[2]);
 
 }  // namespace iok::noncontig

@@ -11,8 +11,8 @@
 #include "core/error.hpp"
 #include "core/memory.hpp"
 #include "core/mpi_layer.hpp"
-#include "core/pattern.hpp"
 #include "core/stats.hpp"
+#include "runner/pattern.hpp"
 
 namespace iok::replay {
 namespace {

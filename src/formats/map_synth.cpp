@@ -1,6 +1,6 @@
 // Shared building blocks of the map generators, and the earlier crude
 // F-like pattern kept for tiny test maps.
-#include "kernels/e3sm/map_synth.hpp"
+#include "formats/map_synth.hpp"
 
 #include <algorithm>
 

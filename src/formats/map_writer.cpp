@@ -1,4 +1,4 @@
-#include "kernels/e3sm/map_writer.hpp"
+#include "formats/map_writer.hpp"
 
 #include <algorithm>
 

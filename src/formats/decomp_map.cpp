@@ -1,4 +1,4 @@
-#include "kernels/e3sm/decomp_map.hpp"
+#include "formats/decomp_map.hpp"
 
 #include <algorithm>
 #include <limits>

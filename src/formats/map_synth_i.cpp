@@ -8,7 +8,7 @@
 #include <limits>
 
 #include "core/error.hpp"
-#include "kernels/e3sm/map_synth.hpp"
+#include "formats/map_synth.hpp"
 
 namespace iok::e3sm {
 

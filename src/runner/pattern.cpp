@@ -1,4 +1,4 @@
-#include "core/pattern.hpp"
+#include "runner/pattern.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/e3sm/decomp_map.hpp"
+#include "formats/decomp_map.hpp"
 
 namespace iok::e3sm {
 

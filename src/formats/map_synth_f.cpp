@@ -6,7 +6,7 @@
 #include <unordered_map>
 
 #include "core/error.hpp"
-#include "kernels/e3sm/map_synth.hpp"
+#include "formats/map_synth.hpp"
 
 namespace iok::e3sm {
 

@@ -1,4 +1,4 @@
-#include "kernels/e3sm/map_stat.hpp"
+#include "formats/map_stat.hpp"
 
 #include <algorithm>
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "formats/array_file.hpp"
+#include "formats/decomp_map.hpp"
 #include "formats/pio_dat.hpp"
-#include "kernels/e3sm/decomp_map.hpp"
 
 namespace iok::e3sm {
 

@@ -38,8 +38,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/e3sm/decomp_map.hpp"
-#include "kernels/e3sm/map_writer.hpp"
+#include "formats/decomp_map.hpp"
+#include "formats/map_writer.hpp"
 
 namespace iok::e3sm {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "kernels/e3sm/map_synth.hpp"
+#include "formats/map_synth.hpp"
 
 namespace iok::e3sm {
 

@@ -1,0 +1,98 @@
+// RecordWriter::set_noncontig_buffer switches the user-buffer layout between
+// calls (noncontig's tile 0 packed, tile 1 with gaps between the
+// variables).  The arena took its gap once, when the file was opened, so a
+// switch after the open changed nothing: the "noncontiguous" tile of every
+// stack but the native one was written from packed buffers.  A library that
+// notes where each put's buffer starts sees the layout it was given.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "backends/backend.hpp"
+#include "runner/runner.hpp"
+#include "scratch_dir.hpp"
+
+using namespace iok;
+
+namespace {
+
+// (record, variable) -> the user buffer's address the library was given.
+using Addresses = std::map<std::pair<std::int64_t, int>, std::uintptr_t>;
+
+class AddressFile final : public File {
+public:
+    explicit AddressFile(Addresses& a) : a_(a) {}
+    void define(const FileSpec&) override {}
+    void put(int var, const Selection&, std::int64_t record, const void* buf) override {
+        a_[{record, var}] = reinterpret_cast<std::uintptr_t>(buf);
+    }
+    void get(int, const Selection&, std::int64_t, void*) override {}
+    void flush() override {}
+    void close() override {}
+    std::string library() const override { return "a library that notes buffer addresses"; }
+
+private:
+    Addresses& a_;
+};
+
+class AddressBackend final : public Backend {
+public:
+    Addresses addresses;
+    std::string name() const override { return "addresses"; }
+    std::string extension() const override { return ".none"; }
+    std::unique_ptr<File> create(const std::string&, const FileSpec&, MPI_Comm) override {
+        return std::make_unique<AddressFile>(addresses);
+    }
+    std::unique_ptr<File> open(const std::string&, const FileSpec&, MPI_Comm, Access) override {
+        return std::make_unique<AddressFile>(addresses);
+    }
+};
+
+constexpr std::uint64_t kFloats = 100;  // per variable and record
+
+// Two float record variables of kFloats elements, 2 records.
+FilePlan two_vars() {
+    FilePlan p;
+    p.spec.dims = {{"tile", 0, true}, {"x", kFloats, false}};
+    auto sel = std::make_shared<const Selection>(Selection::whole({kFloats}));
+    for (const char* name : {"a", "b"}) {
+        VarSpec v;
+        v.name = name;
+        v.type = DType::Float;
+        v.dims = {0, 1};
+        p.spec.vars.push_back(v);
+        p.selection.push_back(sel);
+    }
+    p.nrecords = 2;
+    return p;
+}
+
+}  // namespace
+
+TEST(RecordGaps, SwitchingTheLayoutAfterOpenGivesGapsToThatRecordOnly) {
+    AddressBackend be;
+    RunOptions ro;
+    ro.progress = false;
+    ro.gap_bytes = 4096;
+    const FilePlan plan = two_vars();
+    RecordWriter w(MPI_COMM_SELF, be, ro, plan, iok_test::scratch_path("gaps.none"));
+    w.set_noncontig_buffer(false);
+    w.write(0, 1);
+    w.set_noncontig_buffer(true);
+    w.write(1, 2);
+    FileOutcome out = w.close();
+    if (out.hints != MPI_INFO_NULL) MPI_Info_free(&out.hints);
+    auto distance = [&](std::int64_t rec) {
+        return static_cast<std::int64_t>(be.addresses.at({rec, 1})) - static_cast<std::int64_t>(be.addresses.at({rec, 0}));
+    };
+    const std::int64_t packed = static_cast<std::int64_t>(kFloats * sizeof(float));
+    // Record 0: b right after a (at most alignment padding, never a gap).
+    EXPECT_GE(distance(0), packed);
+    EXPECT_LT(distance(0), packed + 4096);
+    // Record 1: at least the gap between them.
+    EXPECT_GE(distance(1), packed + 4096);
+}
