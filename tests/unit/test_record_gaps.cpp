@@ -27,10 +27,11 @@ class AddressFile final : public File {
 public:
     explicit AddressFile(Addresses& a) : a_(a) {}
     void define(const FileSpec&) override {}
-    void put(int var, const Selection&, std::int64_t record, const void* buf) override {
+    bool do_put(int var, const Selection&, std::int64_t record, const void* buf) override {
         a_[{record, var}] = reinterpret_cast<std::uintptr_t>(buf);
+        return true;
     }
-    void get(int, const Selection&, std::int64_t, void*) override {}
+    void do_get(int, const Selection&, std::int64_t, void*) override {}
     void flush() override {}
     void close() override {}
     std::string library() const override { return "a library that notes buffer addresses"; }
