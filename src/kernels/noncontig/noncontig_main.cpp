@@ -55,12 +55,12 @@ public:
         // The seed's own MPI-IO calls measure what only they can (MPI_Pack,
         // a derived buffer type); every other stack runs as a plan.
         native_ = c.backend == "mpiio" && c.strategy == "canonical";
-        if (native_ && !c.params.empty())
-            throw Unsupported("--param " + c.params.front() + " has no effect on the native path (-a mpiio -x canonical: "
-                              "the kernel's own MPI-IO calls)",
-                              "pass MPI-IO hints with --hint, or use another -x/-a to run the tiles through the backend");
     }
     void configure(Driver& d) override {
+        // After the driver checked the keys (a typo is named as such first).
+        d.expressible(!native_ || d.options().params.empty(),
+                      "--param has no effect on the native path (-a mpiio -x canonical: the kernel's own MPI-IO calls)",
+                      "pass MPI-IO hints with --hint, or use another -x/-a to run the tiles through the backend");
         if (native_) native_default_hints(d, s_.independent);
         d.outputs().require_readable(s_.input);
         dc_ = read_decomposition_collective(s_.input, s_.decomp, d.comm());
