@@ -97,15 +97,10 @@ KernelPlan Bdcats::plan(Driver& d) {
     p.mismatch_hint = "the file does not hold what `iokernels vpic` writes with this configuration: was it modified, "
                       "or written with another configuration or rank count (--writers)?";
     p.runner_progress = d.options().verbose;
-    StepGroup g;
-    g.steps.push_back({StepKind::Read, share(std::move(plan)),
-                       fpp ? insert_suffix(cli_.path, std::to_string(d.rank())) : cli_.path, PathUse::Input,
-                       {{"role", "particles"}}});
-    g.ticks = cfg.timesteps;
-    g.before_tick = [this](int t) { steps_->before(t); };
-    g.after_tick = [this](int t) { steps_->after(t); };
-    g.comm = fpp ? MPI_COMM_SELF : MPI_COMM_NULL;
-    p.groups.push_back(std::move(g));
+    p.groups.push_back(steps_->group({StepKind::Read, share(std::move(plan)),
+                                      fpp ? insert_suffix(cli_.path, std::to_string(d.rank())) : cli_.path,
+                                      PathUse::Input, {{"role", "particles"}}},
+                                     fpp));
     return p;
 }
 

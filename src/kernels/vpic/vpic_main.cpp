@@ -116,13 +116,7 @@ KernelPlan Vpic::plan(Driver& d) {
     KernelPlan p;
     p.shrink_hint = "DIM_1 x DIM_2 x DIM_3 (particles per rank) or TIMESTEPS";
     p.runner_progress = d.options().verbose;
-    StepGroup g;
-    g.steps.push_back(std::move(s));
-    g.ticks = cfg.timesteps;
-    g.before_tick = [this](int t) { steps_->before(t); };
-    g.after_tick = [this](int t) { steps_->after(t); };
-    g.comm = fpp ? MPI_COMM_SELF : MPI_COMM_NULL;
-    p.groups.push_back(std::move(g));
+    p.groups.push_back(steps_->group(std::move(s), fpp));
     return p;
 }
 

@@ -265,6 +265,16 @@ void TimeSteps::before(int t) {
     if (t == 0) t0 = MPI_Wtime();
 }
 
+StepGroup TimeSteps::group(Step file, bool file_per_proc) {
+    StepGroup g;
+    g.steps.push_back(std::move(file));
+    g.ticks = cfg.timesteps;
+    g.before_tick = [this](int t) { before(t); };
+    g.after_tick = [this](int t) { after(t); };
+    g.comm = file_per_proc ? MPI_COMM_SELF : MPI_COMM_NULL;
+    return g;
+}
+
 void TimeSteps::after(int t) {
     // 2.5 GiB runs take a while: say where they are
     if (progress && cfg.timesteps > 1)

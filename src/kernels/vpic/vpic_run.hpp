@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "driver/driver.hpp"
+#include "driver/kernel.hpp"
 #include "core/report.hpp"
 #include "kernels/vpic/vpic_config.hpp"
 
@@ -93,6 +94,10 @@ struct TimeSteps {
     double compute = 0;  // the compute time slept
     void before(int t);
     void after(int t);
+    // The group the driver runs: the particle file a record per time step,
+    // with these hooks between the steps (a file per process: each rank's
+    // own, on MPI_COMM_SELF).  The group calls back into this object.
+    StepGroup group(Step file, bool file_per_proc);
 };
 
 }  // namespace iok::vpic
