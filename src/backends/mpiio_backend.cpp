@@ -35,6 +35,7 @@
 #include <tuple>
 
 #include "backends/backend.hpp"
+#include "backends/mpiio_calls.hpp"
 #include "backends/mpiio_datatypes.hpp"
 #include "backends/raw_layout.hpp"
 #include "core/error.hpp"
@@ -149,6 +150,12 @@ public:
         if (aggregate_ && fh_ != MPI_FILE_NULL) flush_pending();
         if (fh_ != MPI_FILE_NULL) check(MPI_File_close(&fh_), "MPI_File_close", -1);
         types_.clear();
+    }
+
+    // Capabilities::recorded_calls (mpiio_calls.hpp): the run's hints under the recorded ones.
+    static CallTally replay_calls(const BackendConfig& cfg, const std::string& path, MPI_Comm comm,
+                                  const RecordedCalls& calls, CallData& data) {
+        return replay_mpiio_calls(cfg.hints, path, comm, calls, data);
     }
 
     MPI_Info info_in_effect() override {
@@ -377,6 +384,7 @@ static BackendInfo describe() {
     b.library_version = mpiio_version;
     b.extension = ".bin";
     b.caps.nonblocking = true;
+    b.caps.recorded_calls = true;
     b.options = {{"mpiio.sync", "0", "MPI_File_sync after every flush", {"0", "1"}},
                  {"mpiio.aggregate", "0", "one write call per flush over all pending variables", {"0", "1"}}};
     return b;
