@@ -7,7 +7,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "backend_roundtrip.hpp"
+#include "library_roundtrip_case.hpp"
 #include "core/error.hpp"
 
 namespace {

@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <numeric>
 
-#include "backend_roundtrip.hpp"
+#include "library_roundtrip_case.hpp"
 #include "backends/hdf5_common.hpp"
 #include "core/error.hpp"
 

@@ -3,7 +3,7 @@
 #ifdef IOK_HAVE_NETCDF4
 #include <netcdf.h>
 
-#include "backend_roundtrip.hpp"
+#include "library_roundtrip_case.hpp"
 #include "core/error.hpp"
 
 namespace {

@@ -55,7 +55,8 @@ INSTANTIATE_TEST_SUITE_P(Apis, PnetcdfRoundTrip,
 TEST(PnetcdfBackend, VarnFlushingEveryRecord) {
     Case c = make_case(out_dir() + "/pnetcdf_varn_perrecord.nc");
     auto w = make("varn", true);
-    write_case(*w, c, /*flush_each_record=*/true);
+    c.flush_each_record = true;
+    write_case(*w, c);
     auto r = make("varn", true);
     EXPECT_EQ(read_mismatches(*r, c), 0u);
 }
