@@ -98,7 +98,7 @@ public:
         check_mpi(MPI_File_open(group_, log_index_path(dir_, k).c_str(), MPI_MODE_RDONLY, hints_, &ih),
                   "MPI_File_open", "open " + log_index_path(dir_, k), kLogHint);
         std::vector<std::int64_t> raw(static_cast<std::size_t>(x.groups[k].index_length[pos]));
-        MPI_File_read_at_all(ih, static_cast<MPI_Offset>(x.groups[k].index_offset[pos] * 8), raw.data(),
+        MPI_File_read_at_all(ih, static_cast<MPI_Offset>(x.groups[k].index_offset[pos]) * 8, raw.data(),
                              static_cast<int>(raw.size()), MPI_INT64_T, MPI_STATUS_IGNORE);
         MPI_File_close(&ih);
         index_ = log_parse(raw, log_index_path(dir_, k));
@@ -225,7 +225,7 @@ private:
         check_mpi(MPI_File_open(group_, log_index_path(dir_, gindex_).c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY,
                                 hints_, &ih),
                   "MPI_File_open", "create " + log_index_path(dir_, gindex_), kLogHint);
-        MPI_File_write_at_all(ih, static_cast<MPI_Offset>(before * 8), mine.data(), static_cast<int>(n), MPI_INT64_T,
+        MPI_File_write_at_all(ih, static_cast<MPI_Offset>(before) * 8, mine.data(), static_cast<int>(n), MPI_INT64_T,
                               MPI_STATUS_IGNORE);
         MPI_File_close(&ih);
         long long me[4] = {static_cast<long long>(gindex_), rank_, before, n};

@@ -53,7 +53,7 @@ void replay(int argc, char** argv, MPI_Comm comm) {
             check_mpi(MPI_File_open(MPI_COMM_SELF, log_index_path(input, g).c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &ih),
                       "MPI_File_open", "open " + log_index_path(input, g), "the log output is incomplete");
             std::vector<std::int64_t> raw(static_cast<std::size_t>(x.groups[g].index_length[pos]));
-            MPI_File_read_at(ih, static_cast<MPI_Offset>(x.groups[g].index_offset[pos] * 8), raw.data(),
+            MPI_File_read_at(ih, static_cast<MPI_Offset>(x.groups[g].index_offset[pos]) * 8, raw.data(),
                              static_cast<int>(raw.size()), MPI_INT64_T, MPI_STATUS_IGNORE);
             MPI_File_close(&ih);
             Writer wr{g, log_parse(raw, log_index_path(input, g)), {}};
