@@ -48,8 +48,8 @@ TEST_P(PnetcdfRoundTrip, WritesAndReadsBackEveryElement) {
 
 INSTANTIATE_TEST_SUITE_P(Apis, PnetcdfRoundTrip,
                          ::testing::Combine(::testing::Values("varn", "blocking", "vard"), ::testing::Bool()),
-                         [](const auto& info) {
-                             return std::get<0>(info.param) + (std::get<1>(info.param) ? "_coll" : "_indep");
+                         [](const auto& p) {
+                             return std::get<0>(p.param) + (std::get<1>(p.param) ? "_coll" : "_indep");
                          });
 
 TEST(PnetcdfBackend, VarnFlushingEveryRecord) {
