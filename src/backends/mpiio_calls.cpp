@@ -12,10 +12,6 @@
 namespace iok {
 namespace {
 
-void check(int rc, const std::string& what, const std::string& path) {
-    if (rc != MPI_SUCCESS) throw Error(what + " on " + path + " failed: " + mpi_error_text(rc), "check the output directory");
-}
-
 // The user buffer of one access: `bytes` bytes in one block (MPI_BYTE) or,
 // for a noncontiguous memory datatype, blocks of 1 KiB with 64-byte gaps
 // (at least two; the trace records that the layout was noncontiguous, not
@@ -152,7 +148,8 @@ struct SessionRun {
 
     void set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype ftype) {
         const double t0 = MPI_Wtime();
-        check(MPI_File_set_view(fh, disp, MPI_BYTE, ftype, "native", MPI_INFO_NULL), "MPI_File_set_view", path);
+        check_mpi(MPI_File_set_view(fh, disp, MPI_BYTE, ftype, "native", MPI_INFO_NULL), "MPI_File_set_view",
+                  "set a recorded view on " + path);
         tally.views += MPI_Wtime() - t0;
         ++tally.calls;
     }
@@ -173,7 +170,7 @@ struct SessionRun {
         const double t0 = MPI_Wtime();
         const int rc = issue(fh, op.flags, static_cast<MPI_Offset>(a.voff), buf.data(), mem.count, mem.type, tally.calls);
         const double dt = MPI_Wtime() - t0;
-        check(rc, std::string(w ? "write" : "read") + " (recorded access)", path);
+        check_mpi(rc, w ? "a recorded write" : "a recorded read", std::string(w ? "write " : "read ") + path);
         if (w) {
             tally.write += dt;
             ++tally.wreq;
@@ -222,7 +219,8 @@ struct SessionRun {
         double t0 = MPI_Wtime();
         const int rc = MPI_File_open(c, path.c_str(), amode, info, &fh);
         MPI_Info_free(&info);
-        check(rc, "MPI_File_open (amode " + std::to_string(ses.amode) + ")", path);
+        check_mpi(rc, "MPI_File_open", "open " + path + " with the recorded amode " + std::to_string(ses.amode),
+                  "check the output directory");
         tally.open += MPI_Wtime() - t0;
         ++tally.calls;
         note_files_open(1);
@@ -236,7 +234,7 @@ struct SessionRun {
         }
         for (std::int64_t v = views_used; v < ses.set_views; ++v) set_view(fh, 0, MPI_BYTE);  // after the last access
         t0 = MPI_Wtime();
-        check(MPI_File_close(&fh), "MPI_File_close", path);
+        check_mpi(MPI_File_close(&fh), "MPI_File_close", "close " + path);
         note_files_open(-1);
         tally.close += MPI_Wtime() - t0;
         ++tally.calls;
