@@ -63,7 +63,13 @@ iok_host_is_new_enough() {
 # when the older all-in-one stamp (.iokernels-stamp) lists every one of them.
 # Reading a file or two: a second run starts at once.
 iok_stamp_dir() {  # where the stamps of this host's library stack live
-    if iok_host_is_new_enough; then echo /var/lib/iokernels-native; else echo "$IOK_SYSROOT"; fi
+    if ! iok_host_is_new_enough; then
+        echo "$IOK_SYSROOT"
+    elif compgen -G '/.iokernels-stamp*' >/dev/null; then
+        echo ""  # inside the Debian 13 root itself (scripts/run.sh): its own stamps, at /
+    else
+        echo /var/lib/iokernels-native
+    fi
 }
 iok_set_ready() {  # iok_set_ready demo|test
     local dir set="$1" want have p

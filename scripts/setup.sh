@@ -93,7 +93,7 @@ venv_missing=0
 [[ "$want" == test ]] && ! venv_ready && venv_missing=1
 [[ -n "$ROOT" && -d "$ROOT/etc" ]] && { cp /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true; }
 if ((${#missing[@]} == 0 && venv_missing == 0)); then
-    iok_say setup "library stack ready ($want): ${ROOT:-native packages}"
+    [[ "${IOK_SETUP_QUIET:-0}" == 1 ]] || iok_say setup "library stack ready ($want): ${ROOT:-native packages}"
     exit 0
 fi
 
@@ -116,7 +116,7 @@ if [[ -n "$ROOT" ]]; then
     # what they need themselves.
     printf '#!/bin/sh\nexit 101\n' > "$ROOT/usr/sbin/policy-rc.d" && chmod +x "$ROOT/usr/sbin/policy-rc.d"
 fi
-mkdir -p "$STAMPS"
+[[ -z "$STAMPS" ]] || mkdir -p "$STAMPS"
 for s in "${missing[@]}"; do
     need_root "installing packages"
     declare -n pkgs="IOK_PACKAGES_${s^^}"
