@@ -13,6 +13,8 @@ OUT="${IOK_DEMO_DIR:-$SRC/results/demo}"
 mkdir -p "$OUT"
 MAP="$OUT/map_f_ne4_16p.nc"
 [[ -f "$MAP" ]] || "$BUILD/src/e3sm_mapgen" --case F --ne 4 --nprocs 16 -o "$MAP"
+# scripts/iok makes the map as a stage of its own (its output to the log)
+[[ "${IOK_DEMO_MAP_ONLY:-0}" == 1 ]] && exit 0
 rm -f "$OUT"/f_case_h0.nc "$OUT"/f_case_h1.nc
 # ROMIO: on this pattern OpenMPI's default OMPIO is 3-8x slower (see README);
 # IOK_DEMO_IO_LAYER=ompio shows it.

@@ -27,8 +27,8 @@ if iok_host_is_new_enough; then
 fi
 
 ROOT="$IOK_SYSROOT"
-if [[ ! -f "$ROOT/.iokernels-stamp" ]]; then
-    echo "iokernels: the Debian 13 root $ROOT is missing; run scripts/setup.sh first" >&2
+if ! iok_set_ready demo; then
+    echo "iokernels: the Debian 13 root $ROOT is missing or unfinished; run scripts/setup.sh first" >&2
     exit 1
 fi
 PROJECT_PARENT="$(cd "$HERE/../.." && pwd)"

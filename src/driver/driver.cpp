@@ -60,8 +60,9 @@ Driver::Driver(const char* kernel, MPI_Comm comm, CLI::App& app, int argc, char*
     if (free_name(app, "--overwrite"))
         g->add_flag("--overwrite", opt_.overwrite, "replace existing output files this run did not create")->capture_default_str();
     if (d.verify_option && free_name(app, "--verify"))
+        // the kernel's default, spelt out: CLI11 shows {false} for a negatable flag whatever its value
         g->add_flag("--verify,!--no-verify", opt_.verify, "read every written file back and verify every element")
-            ->capture_default_str();
+            ->default_str(opt_.verify ? "true" : "false");
     if (free_name(app, "--json")) g->add_option("--json", opt_.json, "write the result (with manifest) as JSON to FILE");
     if (free_name(app, "--csv")) g->add_option("--csv", opt_.csv, "write one CSV row per file of the result to FILE");
     if (free_name(app, "-q")) g->add_flag("-q,--quiet", opt_.quiet, "print only the final report")->capture_default_str();

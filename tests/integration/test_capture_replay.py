@@ -305,12 +305,19 @@ def test_e3sm_replay_on_other_libraries_verifies(e3sm_f_capture, tmp_path, backe
         pytest.skip(f"backend {backend} not built")
     d, trace, outs = e3sm_f_capture
     js = tmp_path / "r.json"
-    iok(4, "replay", "-a", backend, "-o", tmp_path, "--json", js, "--file", str(d), trace)
+    # ADIOS2 replays h0's ~2,000 byte runs per rank and variable as as many
+    # blocks, and reads them back block by block: 6 minutes of the suite's
+    # 15 on this machine (20 s for h1).  h1 is the same E3SM F-case pattern
+    # through the same replay path; h0 on ADIOS2 is bench work, not a test.
+    only = [f for f in outs if f.endswith("_h1.nc")] if backend == "adios" else outs
+    select = only[0] if backend == "adios" else str(d)
+    iok(4, "replay", "-a", backend, "-o", tmp_path, "--json", js, "--file", select, trace)
     res = load_json(js)
     assert res["summary"]["verification_mismatches"] == 0 and res["params"]["backend"] == backend
     w = file_bytes(load_json(trace))
     writes = {f["captured_file"]: f for f in res["files"] if f["role"] == "write"}
-    for f in outs:
+    assert set(writes) == set(only)
+    for f in only:
         assert writes[f]["bytes"]["total"] == total(w[f])
     assert sum(f["role"] == "verify" for f in res["files"]) == len(writes)
 

@@ -29,7 +29,7 @@ public:
     }
     void add_options(CLI::App& app, DriverDefaults& defaults) override {
         cli_.add_to(app, true);
-        defaults = particle_defaults();
+        defaults = particle_defaults(false);
     }
     void validate(Driver&) override {
         cli_.resolve(true, "vpic_particles");

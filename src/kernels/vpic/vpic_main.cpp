@@ -34,10 +34,14 @@ public:
     }
     void add_options(CLI::App& app, DriverDefaults& defaults) override {
         cli_.add_to(app, false);
-        defaults = particle_defaults();
+        defaults = particle_defaults(true);
     }
     void validate(Driver& d) override {
         cli_.resolve(false, "vpic_particles");
+        if (d.options().verify && cli_.cfg.update())
+            throw Error(std::string("--verify reads back a file this run writes, and IO_OPERATION=") +
+                            vpic::name(cli_.cfg.operation) + " changes part of an existing one",
+                        "read the updated file with iokernels bdcats (the same configuration and DATA_SEED)");
         // The reference keeps (and clobbers) its file.
         if (cli_.reference_form()) d.options().keep = d.options().overwrite = true;
     }
@@ -58,7 +62,8 @@ public:
         // Observed: create -> close, compute between steps included.
         const Metrics m = reduce_metrics(d.comm(), true, w.metrics, cfg.file_per_proc || d.rank() == 0, groups.at(0).seconds,
                                          steps_->compute, done.at(0).step->plan->selection[0]->elements());
-        if (d.rank() == 0) report_write(d, cli_, geometry_, w, m);
+        const FileOutcome* verified = done.size() > 1 ? &done.at(1).out : nullptr;  // --verify's read-back
+        if (d.rank() == 0) report_write(d, cli_, geometry_, w, m, verified);
         if (!cfg.csv_file.empty())
             collective_step(d.comm(), [&] {
                 if (d.rank() == 0)
@@ -113,10 +118,17 @@ KernelPlan Vpic::plan(Driver& d) {
         };
     steps_.emplace(TimeSteps{cfg, !d.options().quiet && d.rank() == 0,
                              cfg.operation == IoOperation::Overwrite ? "overwritten" : update ? "appended" : "written"});
+    std::shared_ptr<const FilePlan> written = s.plan;
     KernelPlan p;
     p.shrink_hint = "DIM_1 x DIM_2 x DIM_3 (particles per rank) or TIMESTEPS";
     p.runner_progress = d.options().verbose;
     p.groups.push_back(steps_->group(std::move(s), fpp));
+    if (d.options().verify) {  // after the last step: the whole file read back, every element checked
+        StepGroup check;
+        check.steps.push_back({StepKind::Read, std::move(written), path, PathUse::Written, {{"role", "verify"}}});
+        check.comm = fpp ? MPI_COMM_SELF : MPI_COMM_NULL;
+        p.groups.push_back(std::move(check));
+    }
     return p;
 }
 

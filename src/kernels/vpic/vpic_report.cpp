@@ -28,7 +28,8 @@ nlohmann::json configuration(const Config& cfg) {
 
 }  // namespace
 
-void report_write(Driver& d, const Cli& cli, const Geometry& g, const FileOutcome& w, const Metrics& m) {
+void report_write(Driver& d, const Cli& cli, const Geometry& g, const FileOutcome& w, const Metrics& m,
+                  const FileOutcome* verified) {
     const Config& cfg = cli.cfg;
     const bool fpp = cfg.file_per_proc;
     Result& result = d.result();
@@ -81,6 +82,12 @@ void report_write(Driver& d, const Cli& cli, const Geometry& g, const FileOutcom
     if (cfg.update()) t.line("Data", "pattern of DATA_SEED " + std::to_string(cfg.data_version()));
     t.line(cfg.update() ? "File updated" : "Output", fpp ? insert_suffix(cli.path, "<rank>") + " (" + std::to_string(d.size()) + " files)" : cli.path);
     add_metrics(t, m);
+    if (verified)
+        t.line("Read back (--verify)",
+               verified->mismatches == 0
+                   ? "every element verified (" + std::to_string(static_cast<std::uint64_t>(verified->metrics.bytes.sum)) + " bytes" +
+                         (fpp ? " of rank 0's file" : "") + ")"
+                   : std::to_string(verified->mismatches) + " element(s) differ; first: " + verified->first_mismatch);
     t.print();
 }
 

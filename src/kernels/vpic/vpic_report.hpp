@@ -13,8 +13,10 @@
 
 namespace iok::vpic {
 
-// `w`: the particle file's outcome (rank 0's file with FILE_PER_PROC).
-void report_write(Driver& d, const Cli& cli, const Geometry& g, const FileOutcome& w, const Metrics& m);
+// `w`: the particle file's outcome (rank 0's file with FILE_PER_PROC);
+// `verified`: its read-back (--verify), or null.
+void report_write(Driver& d, const Cli& cli, const Geometry& g, const FileOutcome& w, const Metrics& m,
+                  const FileOutcome* verified);
 
 // `writers`: ranks that wrote the file; `bad`: mismatches over every file read.
 void report_read(Driver& d, const Cli& cli, const Geometry& g, const FileOutcome& r, const Metrics& m, int writers,

@@ -33,12 +33,15 @@ struct Cli {
     bool reference_form() const { return !positional.empty(); }
 };
 
-// What vpic and bdcats tell the driver: h5bench's library (HDF5) first;
-// neither offers --verify (bdcats always verifies, vpic never reads back).
-inline DriverDefaults particle_defaults() {
+// What vpic and bdcats tell the driver: h5bench's library (HDF5) first.
+// vpic offers --verify (off by default, as h5bench_write never reads back:
+// with it the file is read back after the last step); bdcats always
+// verifies what it reads, so it offers no --no-verify.
+inline DriverDefaults particle_defaults(bool writing) {
     DriverDefaults d;
     d.backend = "hdf5";
-    d.verify_option = false;
+    d.verify_option = writing;
+    d.verify = false;
     return d;
 }
 
