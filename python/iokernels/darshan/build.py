@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Any
 
 from .dxt import rank_series
 from .logread import Dxt, Log, Record
-from .ops import FileJob
+from .ops import FileJob, Session
 from .sessions import split_at_gaps
 from .synth import empty_sessions, synthesize
 
@@ -88,6 +89,9 @@ def build_job(log: Log) -> Job:
         if d.writes or d.reads:
             dxt[(d.module, d.name)].append(d)
     job = Job(log, log.nprocs)
+    # A file-per-process job has one record per rank, mostly with the same
+    # counters: those are synthesized once and copied (65,536 files).
+    same: dict[tuple[Any, ...], FileJob] = {}
     for i, name in enumerate(recs):
         rs = recs[name]
         mpi = [r for r in rs if r.module == "MPI-IO"]
@@ -105,6 +109,17 @@ def build_job(log: Log) -> Job:
             empty_sessions(fj, log.nprocs)
         elif pd:
             fj = _exact(name, px, list(pd.values()), {}, log)
+        elif len(px) == 1 and px[0].rank >= 0:
+            key = (tuple(sorted(px[0].c.items())),)
+            if key not in same:
+                t = FileJob(name, "synthesized", False, module="POSIX", sig=len(same))
+                synthesize(px[0], px[0], log.nprocs, t, 0.0)
+                same[key] = t
+            t = same[key]
+            fj = FileJob(name, t.mode, False, {px[0].rank: [Session(s.comm_size, s.comm_rank, s.amode, list(s.series))
+                                                           for s in t.sessions[px[0].rank if px[0].rank in t.sessions
+                                                                               else next(iter(t.sessions))]]},
+                         list(t.notes), "POSIX", sig=t.sig)
         else:
             fj = FileJob(name, "synthesized", any(r.rank < 0 for r in px), module="POSIX")
             for r in px:

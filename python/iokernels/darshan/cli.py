@@ -22,7 +22,7 @@ from .diagnose import diagnose, diagnosis_text
 from .errors import LogError
 from .logread import read_log
 from .scale import scale_job
-from .trace import trace_document
+from .trace import trace_text
 
 
 def convert(path: str, ranks: int = 0, factor: float = 1.0) -> tuple[Job, dict[str, Any]]:
@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"iokernels-darshan: {e}", file=sys.stderr)
         return 2
     if a.command == "trace":
-        text = json.dumps(trace_document(job, _jsonable(rep)), separators=(",", ":"))
+        text = trace_text(job, _jsonable(rep))
         if a.out == "-":
             sys.stdout.write(text)
         else:

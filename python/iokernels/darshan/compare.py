@@ -127,14 +127,27 @@ def compare_file(f: FileJob, nprocs: int) -> list[Row]:
 
 
 def table(job: Job) -> list[dict[str, Any]]:
-    return [{"file": f.name, "mode": f.mode, "shared": f.shared, "notes": f.notes,
-             "rows": compare_file(f, job.nprocs)} for f in job.files]
+    """Per file its rows; files with the same counters (one entry per
+    signature, `files` of them) once."""
+    out: list[dict[str, Any]] = []
+    seen: dict[int, dict[str, Any]] = {}
+    for f in job.files:
+        if f.sig >= 0 and f.sig in seen:
+            seen[f.sig]["files"] += 1
+            continue
+        e = {"file": f.name, "files": 1, "mode": f.mode, "shared": f.shared, "notes": f.notes,
+             "rows": compare_file(f, job.nprocs)}
+        if f.sig >= 0:
+            seen[f.sig] = e
+        out.append(e)
+    return out
 
 
 def table_text(tab: list[dict[str, Any]], limit: int = 50) -> list[str]:
     out = []
     for i, f in enumerate(tab[:limit]):
-        out.append(f"file {i}: {f['file']}  [{f['mode']}{', shared' if f['shared'] else ''}]")
+        more = f" and {f['files'] - 1} more file(s) of the same counters" if f.get("files", 1) > 1 else ""
+        out.append(f"file {i}: {f['file']}{more}  [{f['mode']}{', shared' if f['shared'] else ''}]")
         out.append(f"  {'counter':36} {'log':>16} {'replay plan':>16}")
         for r in f["rows"]:
             mark = "" if r["ok"] else "  <- differs"

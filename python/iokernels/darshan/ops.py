@@ -75,6 +75,7 @@ class FileJob:
     module: str = "MPI-IO"                                  # counters from MPI-IO or POSIX
     records: list[Any] = field(default_factory=list)        # the log's records of the module (logread.Record)
     posix: list[Any] = field(default_factory=list)          # the file's POSIX records
+    sig: int = -1     # files with the same sig have the same counters and plan (one rank's record each)
 
 
 def fold(flags: list[int], offsets: list[int], lengths: list[int], t0: list[float], t1: list[float]) -> list[Series]:

@@ -23,6 +23,8 @@ The rules where the counters leave freedom (docs/darshan.md):
 """
 from __future__ import annotations
 
+from typing import Any
+
 from .logread import Record
 from .ops import COLL, EXPLICIT, NB, SPLIT, WRITE, FileJob, Series, Session
 from .sessions import sessions_of
@@ -219,21 +221,31 @@ def synthesize(rec: Record, px: Record | None, nprocs: int, job: FileJob, t_base
     coll = any(f & COLL for f, _, _ in gw + gr)
     fw, fr = posix_fractions(px, True), posix_fractions(px, False)
     wbase = rbase = 0
+    # Ranks with the same accesses have the same layout shifted to their
+    # region: laid out once at offset 0 (65,536 ranks of a shared file).
+    laid: dict[tuple[Any, ...], tuple[list[Session], int, int, bool]] = {}
     for i, r in enumerate(ranks):
-        ws, wend = layout(per_w[i], wbase, *fw)
-        start_r = wbase if per_w[i] else rbase
-        rs, rend = layout(per_r[i], start_r, *fr)
-        wbase = max(wend, wbase)
-        rbase = max(rend, rbase, wbase)
+        key = (tuple(per_w[i]), tuple(per_r[i]))
+        if key not in laid:
+            ws, wend = layout(per_w[i], 0, *fw)
+            rs, rend = layout(per_r[i], 0, *fr)
+            if coll or (ws and rs and k >= 2):
+                kw = 1 if coll else max(1, k // 2)
+                kr = 1 if coll else max(1, k - kw)
+                sess = (sessions_of(ws, kw, 1, 0, t_base) if ws else []) + \
+                    (sessions_of(rs, kr, 1, 0, t_base + 0.5) if rs else [])
+            else:
+                sess = sessions_of(ws + rs, k, 1, 0, t_base)
+            laid[key] = (sess, wend, rend, bool(per_w[i]))
+        sess, wlen, rlen, writes = laid[key]
+        # reads lie over the rank's written bytes, or in their own region
+        wshift, rshift = wbase, (wbase if writes else rbase)
         comm = (nprocs, r) if shared else (1, 0)
-        if coll or (ws and rs and k >= 2):
-            kw = 1 if coll else max(1, k // 2)
-            kr = 1 if coll else max(1, k - kw)
-            sess = (sessions_of(ws, kw, *comm, t_base) if ws else []) + \
-                (sessions_of(rs, kr, *comm, t_base + 0.5) if rs else [])
-        else:
-            sess = sessions_of(ws + rs, k, *comm, t_base)
-        job.sessions.setdefault(r, []).extend(sess)
+        job.sessions.setdefault(r, []).extend(
+            Session(*comm, s.amode, [Series(x.flags, x.offset + (wshift if x.flags & WRITE else rshift), x.length,
+                                            x.count, x.step) for x in s.series], s.t_open, s.t_close) for s in sess)
+        wbase += wlen
+        rbase = max(rbase + (0 if writes else rlen), wbase)
     if coll and k > 2:
         job.notes.append(f"{k} opens per rank in the log, replayed as one write and one read session "
                          "(collective calls keep the ranks in step)")
