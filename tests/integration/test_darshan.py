@@ -72,7 +72,8 @@ def test_example_log_dry_run_prints_table_and_diagnosis(examples, tmp_path):
 
 def test_example_log_replays_verified_on_4_ranks(examples, tmp_path):
     out = tmp_path / "r.json"
-    iok(4, "replay", "-o", tmp_path, "--ranks", "4", "--scale", "4", "--json", out, examples / "example.darshan")
+    # a 2048-process job writing 2 TiB (VPIC-IO through HDF5): 1/16384 of its accesses on 4 ranks
+    iok(4, "replay", "-o", tmp_path, "--ranks", "4", "--scale", "16384", "--json", out, examples / "example.darshan")
     res = load_json(out)
     assert res["summary"]["verification_mismatches"] == 0
     assert any(f["role"] == "verify" for f in res["files"])
@@ -98,13 +99,13 @@ def refused(log, tmp_path, *fragments):
 def test_not_a_log(tmp_path):
     f = tmp_path / "notes.darshan"
     f.write_text("not a darshan log, just text with a .darshan name\n")
-    refused(f, tmp_path, "not an iokernels trace")      # no Darshan header: read as a trace
+    refused(f, tmp_path, "neither a Darshan log", "nor an iokernels trace")   # no Darshan header
 
 
 def test_binary_not_a_log_by_header(tmp_path, examples):
     f = tmp_path / "x.darshan"
-    f.write_bytes(b"3.41\0\0\0\0" + b"\1" * 64)
-    refused(f, tmp_path, "not an iokernels trace")
+    f.write_bytes(b"3.41\0\0\0\0" + b"\1" * 64)     # a version string, but no magic number
+    refused(f, tmp_path, "neither a Darshan log")
 
 
 def test_truncated_log(examples, tmp_path):

@@ -140,6 +140,10 @@ void Replay::configure(Driver& d) {
                                                             "give the trace libiok_capture.so wrote "
                                                             "(IOK_CAPTURE_TRACE names it)");
     collective_step(d.comm(), [&] {
+        const auto first = text.find_first_not_of(" \t\r\n");
+        if (!darshan && first != std::string::npos && text[first] != '{')
+            throw Error(opt_.trace + " is neither a Darshan log (no Darshan header) nor an iokernels trace (not JSON)",
+                        "give a Darshan log (format 3.x) or the trace libiok_capture.so wrote");
         trace_ = parse_trace(text, opt_.trace);
         if (darshan && d.rank() == 0) darshan_ = nlohmann::json::parse(text).value("darshan", nlohmann::json::object());
     });
