@@ -18,7 +18,6 @@ each 250,000 strided 4 KiB writes of one shared file.  Prints wall time
 and peak resident memory of each stage; exit status 1 above a limit.
 """
 import argparse
-import json
 import os
 import subprocess
 import sys

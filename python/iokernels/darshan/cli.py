@@ -84,7 +84,8 @@ def main(argv: list[str] | None = None) -> int:
             with open(a.out, "w") as fh:
                 fh.write(text)
     elif a.command == "table":
-        print(json.dumps(_jsonable(rep["table"]), indent=1) if a.json else "\n".join(rep["summary"] + rep["table_text"]))
+        lines = rep["summary"] + rep["table_text"]
+        print(json.dumps(_jsonable(rep["table"]), indent=1) if a.json else "\n".join(lines))
     else:
         print(json.dumps(_jsonable(rep["diagnosis"]), indent=1) if a.json else "\n".join(rep["diagnosis_text"]))
     return 0

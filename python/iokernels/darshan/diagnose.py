@@ -64,12 +64,13 @@ def diagnose(log: Log) -> list[dict[str, Any]]:
                     f"{p}_F_SLOWEST_RANK_TIME, {p}_F_FASTEST_RANK_TIME, {p}_*_RANK_BYTES",
                     slowest_s=st, fastest_s=ft, slowest_bytes=sb, fastest_bytes=fb)
     for r in mp:
-        if r.rank < 0 and log.nprocs > 1 and r.c.get("MPIIO_INDEP_WRITES", 0) > 0 and r.c.get("MPIIO_COLL_WRITES", 0) == 0:
+        shared = r.rank < 0 and log.nprocs > 1
+        if shared and r.c.get("MPIIO_INDEP_WRITES", 0) > 0 and r.c.get("MPIIO_COLL_WRITES", 0) == 0:
             finding("shared_file_independent", True,
                     f"{r.name}: shared by {log.nprocs} ranks, written with {r.c['MPIIO_INDEP_WRITES']} independent "
                     "calls and no collective one", "MPIIO_INDEP_WRITES, MPIIO_COLL_WRITES (rank -1 record)",
                     independent_writes=r.c["MPIIO_INDEP_WRITES"], ranks=log.nprocs)
-        if r.rank < 0 and log.nprocs > 1 and r.c.get("MPIIO_INDEP_READS", 0) > 0 and r.c.get("MPIIO_COLL_READS", 0) == 0:
+        if shared and r.c.get("MPIIO_INDEP_READS", 0) > 0 and r.c.get("MPIIO_COLL_READS", 0) == 0:
             finding("shared_file_independent_reads", True,
                     f"{r.name}: shared by {log.nprocs} ranks, read with {r.c['MPIIO_INDEP_READS']} independent "
                     "calls and no collective one", "MPIIO_INDEP_READS, MPIIO_COLL_READS (rank -1 record)",
@@ -87,7 +88,8 @@ def diagnose(log: Log) -> list[dict[str, Any]]:
     io = _fs(px, "POSIX_F_READ_TIME") + _fs(px, "POSIX_F_WRITE_TIME")
     if meta + io > 0:
         share = 100.0 * meta / (meta + io)
-        finding("metadata_time", share > 30, f"metadata {meta:.3f} s of {meta + io:.3f} s in POSIX calls ({share:.1f}%)",
+        finding("metadata_time", share > 30,
+                f"metadata {meta:.3f} s of {meta + io:.3f} s in POSIX calls ({share:.1f}%)",
                 "POSIX_F_META_TIME, POSIX_F_READ_TIME, POSIX_F_WRITE_TIME", meta_s=meta, io_s=io,
                 percent=round(share, 1))
     ranks = {r.rank for r in px + mp if (r.c.get(f"{'MPIIO' if r.module == 'MPI-IO' else 'POSIX'}_BYTES_WRITTEN", 0)

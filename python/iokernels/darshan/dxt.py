@@ -32,8 +32,10 @@ def _offsets(segs: list[dict[str, Any]], posix: list[dict[str, Any]] | None) -> 
 def rank_series(rec: Dxt, posix: Dxt | None, collective_w: bool, collective_r: bool) -> list[Series]:
     """One DXT record's accesses (both directions, by start time) as series."""
     acc: list[tuple[float, float, int, int, int]] = []
-    for segs, psegs, flag in ((rec.writes, posix.writes if posix else None, WRITE | EXPLICIT | (COLL if collective_w else 0)),
-                              (rec.reads, posix.reads if posix else None, EXPLICIT | (COLL if collective_r else 0))):
+    wflag = WRITE | EXPLICIT | (COLL if collective_w else 0)
+    rflag = EXPLICIT | (COLL if collective_r else 0)
+    for segs, psegs, flag in ((rec.writes, posix.writes if posix else None, wflag),
+                              (rec.reads, posix.reads if posix else None, rflag)):
         offs = _offsets(segs, psegs)
         for s, o in zip(segs, offs, strict=True):
             acc.append((float(s["start_time"]), float(s["end_time"]), flag, o, int(s["length"])))
