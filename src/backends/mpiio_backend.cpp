@@ -13,9 +13,13 @@
 //   aggregate=0|1  1: put/get only record the request; flush() moves every
 //                  pending variable in ONE collective call (a struct of the
 //                  per-variable filetypes at their absolute offsets, memory
-//                  addressed from MPI_BOTTOM) -- what PnetCDF's wait_all does,
-//                  so the two can be compared like for like.  Default 0: one
-//                  blocking call per put/get.
+//                  addressed from MPI_BOTTOM, or plain bytes when the
+//                  buffers lie back to back in file order) -- what PnetCDF's
+//                  wait_all does, so the two can be compared like for like,
+//                  and what the noncontig reference calls (its tile 0 from
+//                  one contiguous buffer, tile 1 from one with gaps: a
+//                  derived memory type).  Default 0: one blocking call per
+//                  put/get.
 //
 // Derived datatypes are cached by Selection::id() and element size (a
 // decomposition's selection is shared by every variable): built once, reused.
@@ -291,15 +295,25 @@ private:
         }
         MPI_Datatype ftype = MPI_BYTE, mtype = MPI_BYTE;
         const int n = static_cast<int>(ftypes.size());
+        // Buffers back to back in file order are one contiguous buffer: pass
+        // it as bytes, not as a struct the MPI-IO layer would treat as
+        // noncontiguous memory (noncontig's tile 0 is the reference's
+        // contiguous-buffer write_all exactly).
+        const bool one_buffer = n > 0 && contiguous_memory(mtypes, mlens, mdisps);
+        void* base = n > 0 ? MPI_BOTTOM : nullptr;
+        int count = n > 0 ? 1 : 0;
         if (n > 0) {
             MPI_Type_create_struct(n, flens.data(), fdisps.data(), ftypes.data(), &ftype);
             MPI_Type_commit(&ftype);
-            MPI_Type_create_struct(n, mlens.data(), mdisps.data(), mtypes.data(), &mtype);
-            MPI_Type_commit(&mtype);
+            if (one_buffer) {
+                base = batch_start(batch);
+                count = static_cast<int>(mdisps.back() + mlens.back() - mdisps.front());
+            } else {
+                MPI_Type_create_struct(n, mlens.data(), mdisps.data(), mtypes.data(), &mtype);
+                MPI_Type_commit(&mtype);
+            }
         }
         set_view(0, ftype, -1);
-        void* base = n > 0 ? MPI_BOTTOM : nullptr;
-        const int count = n > 0 ? 1 : 0;
         MPI_Status st;
         int rc;
         const char* op;
@@ -314,11 +328,27 @@ private:
         }
         if (n > 0) {
             MPI_Type_free(&ftype);
-            MPI_Type_free(&mtype);
+            if (!one_buffer) MPI_Type_free(&mtype);
         }
         check(rc, op, -1);
         if (!write)
             for (const Pending& p : batch) check_end(p.var, p.record, *p.types);
+    }
+
+    // Every piece is plain bytes (a buffer already in file order), each
+    // starting where the previous ends, and the whole fits an int count.
+    static bool contiguous_memory(const std::vector<MPI_Datatype>& types, const std::vector<int>& lens,
+                                  const std::vector<MPI_Aint>& addrs) {
+        for (std::size_t i = 0; i < types.size(); ++i) {
+            if (types[i] != MPI_BYTE) return false;
+            if (i > 0 && addrs[i] != addrs[i - 1] + lens[i - 1]) return false;
+        }
+        return addrs.back() + lens.back() - addrs.front() <= INT_MAX;
+    }
+    static void* batch_start(const std::vector<Pending>& batch) {
+        for (const Pending& p : batch)
+            if (p.types->bytes() > 0) return p.buf;
+        return nullptr;
     }
 
     void check(int rc, const char* op, int var) const {

@@ -27,9 +27,8 @@ void ArenaFree::operator()(unsigned char* p) const {
     else std::free(p);
 }
 
-std::size_t BufferArena::reserve(std::size_t bytes) {
-    // keep every slice 8-byte aligned so doubles and int64 are aligned
-    total_ = (total_ + 7) & ~std::size_t{7};
+std::size_t BufferArena::reserve(std::size_t bytes, std::size_t align) {
+    total_ = (total_ + align - 1) & ~(align - 1);
     offsets_.push_back(total_);
     total_ += bytes + gap_;
     return offsets_.size() - 1;

@@ -143,6 +143,8 @@ private:
     std::uint64_t mismatches_ = 0;
     std::uint64_t struct_native_ = 0, struct_packed_ = 0;  // array-of-structs requests by how they moved
     std::string first_mismatch_;
+    MismatchAt first_at_;
+    std::vector<double> step_seconds_;
     MPI_Info hints_ = MPI_INFO_NULL;
     std::string path_;  // the file, from begin()
     std::int64_t records_at_open_ = -1;
@@ -154,10 +156,10 @@ std::vector<Request> FileRun::requests_for(int first_rec, int last_rec, bool wit
     auto add = [&](int v, std::int64_t rec) {
         const Selection& s = selection_of(plan_.selection, static_cast<std::size_t>(v), empty_[static_cast<std::size_t>(v)]);
         const std::size_t esz = dtype_size(spec.vars[static_cast<std::size_t>(v)].type);
-        reqs.push_back({v, rec, false, &s, arena.reserve(s.elements() * esz)});
+        reqs.push_back({v, rec, false, &s, arena.reserve(s.elements() * esz, esz)});
         if (opt_.fill_mode && !plan_.fill_selection.empty()) {
             const Selection& f = selection_of(plan_.fill_selection, static_cast<std::size_t>(v), empty_[static_cast<std::size_t>(v)]);
-            reqs.push_back({v, rec, true, &f, arena.reserve(f.elements() * esz)});
+            reqs.push_back({v, rec, true, &f, arena.reserve(f.elements() * esz, esz)});
         }
     };
     const auto order = plan_.write_order();
@@ -282,6 +284,7 @@ void FileRun::check_field(const Request& q, int v, const void* buf) {
                           static_cast<unsigned long long>(m.element), m.expected, m.actual,
                           q.fill ? " (fill value)" : "");
             first_mismatch_ = msg;
+            first_at_ = {v, q.record, m.element, m.expected, m.actual, rank_};
         }
     }
 }
@@ -359,6 +362,7 @@ void FileRun::begin(const std::string& path) {
 void FileRun::step(int first_rec, int last_rec, bool with_fixed) {
     const FileSpec& spec = plan_.spec;
     const char* post = writing_ ? "post" : "post_read";
+    const double io_before = timer_.seconds(post) + timer_.seconds("flush");
     {
         BufferArena& arena = arena_;
         arena.clear();
@@ -392,6 +396,7 @@ void FileRun::step(int first_rec, int last_rec, bool with_fixed) {
             timer_.stop();
             ++flushes_;
         }); });
+        step_seconds_.push_back(timer_.seconds(post) + timer_.seconds("flush") - io_before);
         if (!writing_) {
             timer_.start_local("verify");
             verify(reqs, arena);
@@ -442,6 +447,11 @@ void FileRun::report(const std::string& path, FileOutcome& out) {
         first.resize(static_cast<std::size_t>(len));
         MPI_Bcast(first.data(), len, MPI_CHAR, first_rank, comm_);
         first += " on rank " + std::to_string(first_rank);
+        double at[5] = {static_cast<double>(first_at_.var), static_cast<double>(first_at_.record),
+                        static_cast<double>(first_at_.element), first_at_.expected, first_at_.actual};
+        MPI_Bcast(at, 5, MPI_DOUBLE, first_rank, comm_);
+        out.first_at = {static_cast<int>(at[0]), static_cast<std::int64_t>(at[1]), static_cast<std::uint64_t>(at[2]),
+                        at[3], at[4], first_rank};
     }
 
     FileMetrics& m = out.metrics;
@@ -483,6 +493,7 @@ void FileRun::report(const std::string& path, FileOutcome& out) {
     m.broadcast(comm_);
     out.mismatches = total_bad;
     out.first_mismatch = first;
+    out.step_seconds = step_seconds_;
     if (rank_ != 0) return;
     out.json = to_json(m);
     out.text = to_text(m);

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "backends/backend.hpp"
 #include "core/report.hpp"
@@ -23,12 +24,27 @@ struct RunOptions {
     bool progress = true;           // progress lines on stderr (rank 0)
 };
 
+// Where the first failing rank's first mismatch is, for a kernel that words
+// it in its own terms (noncontig: tile, variable, file byte).
+struct MismatchAt {
+    int var = -1;  // index in the plan's spec; -1: no mismatch
+    std::int64_t record = 0;
+    std::uint64_t element = 0;  // flattened index in the variable's fixed shape
+    double expected = 0, actual = 0;
+    int rank = -1;
+};
+
 struct FileOutcome {
     FileMetrics metrics;      // all ranks: what was measured (typed)
     nlohmann::json json;      // rank 0: to_json(metrics), the result's `files` entry
     TextReport text;          // rank 0: to_text(metrics), aligned report lines
     std::uint64_t mismatches = 0;   // all ranks: elements that failed verification
     std::string first_mismatch;     // all ranks: description of the first one
+    MismatchAt first_at;            // all ranks: the same, as numbers
+    // This rank's seconds in post + flush of each call that moved records
+    // (Runner: each flush group; RecordWriter/Reader: each write()/read()),
+    // barrier waits excluded: noncontig times its two tiles apart with it.
+    std::vector<double> step_seconds;
     MPI_Info hints = MPI_INFO_NULL; // hints in effect (caller frees), from the write/read
 };
 

@@ -3,9 +3,9 @@
 // contiguous user buffer and once from a noncontiguous one (gaps between
 // variables), as the mpi_io_test/noncontig_buf reference; both tiles are
 // read back and verified.  Reference command line: [-q] [-n nvars] [-o file] input_file.
-// With -a mpiio -x canonical (the default) the tiles are the kernel's own
-// MPI-IO calls (the derived buffer type and MPI_Pack are what it measures);
-// on any other stack they are a plan of two records the driver runs.
+// Every stack runs the same plan of two records through the driver; with
+// -a mpiio -x canonical (the default) it is the reference's own calls (one
+// write_all per tile, noncontig_native.hpp) and its report.
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
@@ -13,9 +13,11 @@
 
 #include "core/collective.hpp"
 #include "core/error.hpp"
+#include "core/mpi_layer.hpp"
 #include "driver/kernel.hpp"
 #include "kernels/noncontig/noncontig_decomp.hpp"
 #include "kernels/noncontig/noncontig_native.hpp"
+#include "kernels/noncontig/noncontig_pack.hpp"
 #include "kernels/noncontig/noncontig_stack.hpp"
 
 namespace iok::noncontig {
@@ -27,7 +29,8 @@ public:
     std::string description() const override {
         return "MPI-IO collective write of a noncontiguous file view (E3SM decomposition over nvars variables) from a "
                "contiguous and from a noncontiguous user buffer; the reference's [-q] [-n nvars] [-o file] "
-               "input_file works as is. With -a mpiio -x canonical (the default) the hints default to "
+               "input_file works as is. With -a mpiio -x canonical (the default) each tile is one "
+               "MPI_File_write_all over all variables (mpiio.aggregate=1) and the hints default to "
                "romio_ds_write=disable, romio_cb_write=enable, romio_no_indep_rw=true (collective only); "
                "--independent uses MPI_File_write instead of MPI_File_write_all.";
     }
@@ -57,11 +60,7 @@ public:
         native_ = c.backend == "mpiio" && c.strategy == "canonical";
     }
     void configure(Driver& d) override {
-        // After the driver checked the keys (a typo is named as such first).
-        d.expressible(!native_ || d.options().params.empty(),
-                      "--param has no effect on the native path (-a mpiio -x canonical: the kernel's own MPI-IO calls)",
-                      "pass MPI-IO hints with --hint, or use another -x/-a to run the tiles through the backend");
-        if (native_) native_default_hints(d, s_.independent);
+        if (native_) native_defaults(d, s_.independent);
         d.outputs().require_readable(s_.input);
         dc_ = read_decomposition_collective(s_.input, s_.decomp, d.comm());
     }
@@ -71,20 +70,44 @@ public:
             std::printf("input  file name = %s\noutput file name = %s\n", s_.input.c_str(), s_.output.c_str());
             std::fflush(stdout);
         }
+        // Memory only, timed as the reference times it before its writes.
+        if (native_ && !s_.verify_existing) {
+            const PackProbe p = pack_probe(d.comm(), rank_runs(dc_, d.rank(), d.size()), s_.nvars, s_.gap);
+            m_.pack_s = p.seconds;
+            m_.pack_ok = p.ok;
+        }
+    }
+    void step_done(Driver&, const StepOutcome& o) override {
+        const FileOutcome& out = o.out;
+        m_.file_size = out.metrics.bytes_on_disk;
+        if (o.step->kind == StepKind::Write && out.step_seconds.size() == 2) {
+            m_.contig_s = out.step_seconds[0];
+            m_.noncontig_s = out.step_seconds[1];
+        }
+        if (o.step->kind == StepKind::Read) {
+            m_.mismatches = out.mismatches;
+            m_.first = out.first_mismatch;
+        }
+        if (out.hints != MPI_INFO_NULL && m_.hints_used == MPI_INFO_NULL) {
+            MPI_Info_dup(out.hints, &m_.hints_used);
+            m_.layer = mpiio_layer_from_info(m_.hints_used);
+        }
     }
     void report(Driver& d, const std::vector<StepOutcome>&, const std::vector<GroupOutcome>&) override {
-        if (native_) return report_native(d, s_, dc_, io_);
+        if (native_) return report_native(d, s_, dc_, m_);
+        const double tiles[2] = {m_.contig_s, m_.noncontig_s};
         report_stack(d, StackSetup{s_.input, s_.output, s_.decomp, s_.nvars, s_.gap, s_.verify, s_.verify_existing, s_.quiet},
-                     dc_, tile_seconds_);
+                     dc_, tiles);
+    }
+    ~Noncontig() override {
+        if (m_.hints_used != MPI_INFO_NULL) MPI_Info_free(&m_.hints_used);
     }
 
 private:
     NativeSetup s_;
     bool native_ = false;
     Decomposition dc_;
-    IoResult io_;
-    double tile_seconds_[2] = {0, 0};
-    double t0_ = 0;
+    Measured m_;
 };
 
 KernelPlan Noncontig::plan(Driver& d) {
@@ -94,40 +117,33 @@ KernelPlan Noncontig::plan(Driver& d) {
     p.shrink_hint = "-n/--nvars";
     p.runner_progress = false;
     p.gap_bytes = static_cast<std::size_t>(s_.gap) * 4;
-    const PathUse out = s_.verify_existing ? PathUse::Input : PathUse::Output;
-    StepGroup g;
-    if (native_) {
-        // Both tiles and their read-back in the kernel's own calls; the plan
-        // is what they write (for the resource check and the dry run).
-        Step calls(StepKind::Own, tiles, s_.output, out, {{"role", "tiles"}});
-        calls.own_calls = [this](Driver& drv) {
-            io_ = run_native(drv.comm(), s_, dc_, drv.config().hints);
-            drv.keep_hints(io_.hints_used);
-            io_.hints_used = MPI_INFO_NULL;
-            return std::vector<Step::Own>{};
-        };
-        g.steps.push_back(std::move(calls));
-    } else {
-        // Tile 0 from buffers packed back to back, tile 1 from one buffer
-        // with gaps, each timed from a barrier; then the read-back.
-        if (!s_.verify_existing) {
-            StepGroup tiles_group;
-            Step w(StepKind::Write, tiles, s_.output, out, {{"role", "tiles"}});
-            w.gapped_records = {1};
-            tiles_group.steps.push_back(std::move(w));
-            tiles_group.ticks = 2;
-            tiles_group.before_tick = [this, &d](int) {
-                MPI_Barrier(d.comm());
-                t0_ = MPI_Wtime();
-            };
-            tiles_group.after_tick = [this](int t) { tile_seconds_[t] = MPI_Wtime() - t0_; };
-            p.groups.push_back(std::move(tiles_group));
-        }
-        if (s_.verify)
-            g.steps.emplace_back(StepKind::Read, tiles, s_.output, s_.verify_existing ? PathUse::Input : PathUse::Written,
-                                 nlohmann::json{{"role", "verify"}});
+    // Tile 0 from buffers packed back to back, tile 1 from one buffer with
+    // gaps, each its own flush (its time: FileOutcome::step_seconds); then
+    // the read-back.
+    if (!s_.verify_existing) {
+        StepGroup tiles_group;
+        Step w(StepKind::Write, tiles, s_.output, PathUse::Output, {{"role", "tiles"}});
+        w.gapped_records = {1};
+        tiles_group.steps.push_back(std::move(w));
+        tiles_group.ticks = 2;
+        tiles_group.before_tick = [&d](int) { MPI_Barrier(d.comm()); };
+        p.groups.push_back(std::move(tiles_group));
     }
-    p.groups.push_back(std::move(g));
+    if (s_.verify) {
+        StepGroup g;
+        Step r(StepKind::Read, tiles, s_.output, s_.verify_existing ? PathUse::Input : PathUse::Written,
+               nlohmann::json{{"role", "verify"}});
+        if (native_)  // the reference's words for a wrong value: tile, variable, file byte
+            r.check = [this](const FileOutcome& o) {
+                if (o.mismatches)
+                    throw Error(s_.output + " failed verification: " + std::to_string(o.mismatches) +
+                                    " element(s) differ; first: " + describe_mismatch(o.first_at, s_.nvars, dc_.array_size),
+                                "the file does not hold what was written: check the file system, or whether another "
+                                "program changed it");
+            };
+        g.steps.push_back(std::move(r));
+        p.groups.push_back(std::move(g));
+    }
     return p;
 }
 

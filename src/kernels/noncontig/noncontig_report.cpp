@@ -16,14 +16,11 @@ std::string mib(double bytes) {
 }  // namespace
 
 Figures reduce_figures(MPI_Comm comm, const NativeSetup& s, const Decomposition& d, const std::vector<Run>& runs,
-                       const IoResult& r) {
-    int rank = 0, nranks = 1;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &nranks);
+                       const Measured& m) {
     Figures f;
     std::uint64_t nel = 0;
     for (const auto& x : runs) nel += static_cast<std::uint64_t>(x.length);
-    double tmax[3], tloc[3] = {r.contig_s, r.noncontig_s, r.pack_s};
+    double tmax[3], tloc[3] = {m.contig_s, m.noncontig_s, m.pack_s};
     MPI_Allreduce(tloc, tmax, 3, MPI_DOUBLE, MPI_MAX, comm);
     f.contig_s = tmax[0];
     f.noncontig_s = tmax[1];
@@ -37,28 +34,18 @@ Figures reduce_figures(MPI_Comm comm, const NativeSetup& s, const Decomposition&
     f.min_elems = mn[1];
     std::uint64_t total_elems = 0;
     MPI_Allreduce(&nel, &total_elems, 1, MPI_UINT64_T, MPI_SUM, comm);
-    MPI_Allreduce(&r.mismatches, &f.mismatches, 1, MPI_UINT64_T, MPI_SUM, comm);
-    int pack_ok = r.pack_ok ? 1 : 0, all_pack_ok = 0;
+    int pack_ok = m.pack_ok ? 1 : 0, all_pack_ok = 0;
     MPI_Allreduce(&pack_ok, &all_pack_ok, 1, MPI_INT, MPI_MIN, comm);
     f.pack_ok = all_pack_ok == 1;
-    // first failing rank's message to everyone
-    int mine = r.mismatches ? rank : nranks, first = nranks;
-    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
-    if (first < nranks) {
-        f.first = r.first_mismatch;
-        int len = static_cast<int>(f.first.size());
-        MPI_Bcast(&len, 1, MPI_INT, first, comm);
-        f.first.resize(static_cast<std::size_t>(len));
-        MPI_Bcast(f.first.data(), len, MPI_CHAR, first, comm);
-        f.first += " on rank " + std::to_string(first);
-    }
+    f.mismatches = m.mismatches;
+    f.first = m.first;
     f.expect_size = 2ull * static_cast<std::uint64_t>(s.nvars) * static_cast<std::uint64_t>(d.array_size) * 4;
     f.map_stats = map_process_stats(d);
     f.amount = static_cast<double>(total_elems) * 4.0 * s.nvars;
     return f;
 }
 
-nlohmann::json summary_json(const NativeSetup& s, const IoResult& r, const Figures& f, int nranks) {
+nlohmann::json summary_json(const NativeSetup& s, const Measured& r, const Figures& f, int nranks) {
     const RunStats& ms = f.map_stats;
     const double amount = f.amount;
     return {{"processes", nranks},
@@ -77,7 +64,7 @@ nlohmann::json summary_json(const NativeSetup& s, const IoResult& r, const Figur
             {"verify", {{"done", s.verify}, {"mismatches", f.mismatches}, {"first", f.first}, {"pack_ok", f.pack_ok}}}};
 }
 
-void print_report(const NativeSetup& s, const Decomposition& d, const IoResult& r, const Figures& f,
+void print_report(const NativeSetup& s, const Decomposition& d, const Measured& r, const Figures& f,
                   MPI_Info requested, int nranks) {
     // The reference's runs have one rank per map process; these request
     // figures are per map process, whatever the rank count.

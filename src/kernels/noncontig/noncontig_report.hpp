@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "kernels/noncontig/noncontig_decomp.hpp"
-#include "kernels/noncontig/noncontig_io.hpp"
 #include "kernels/noncontig/noncontig_native.hpp"
 
 namespace iok::noncontig {
@@ -32,11 +31,11 @@ struct Figures {
 
 // Collective.
 Figures reduce_figures(MPI_Comm comm, const NativeSetup& s, const Decomposition& d, const std::vector<Run>& runs,
-                       const IoResult& r);
+                       const Measured& m);
 
 // Rank 0: the result's summary, and the report (`requested`: the hints asked for).
-nlohmann::json summary_json(const NativeSetup& s, const IoResult& r, const Figures& f, int nranks);
-void print_report(const NativeSetup& s, const Decomposition& d, const IoResult& r, const Figures& f,
+nlohmann::json summary_json(const NativeSetup& s, const Measured& r, const Figures& f, int nranks);
+void print_report(const NativeSetup& s, const Decomposition& d, const Measured& r, const Figures& f,
                   MPI_Info requested, int nranks);
 
 }  // namespace iok::noncontig

@@ -13,7 +13,7 @@ FilePlan tiles_plan(const Decomposition& dc, const std::vector<Run>& runs, int n
     auto sel = std::make_shared<Selection>(Selection::from_runs({static_cast<std::uint64_t>(dc.array_size)}, runs));
     for (int v = 0; v < nvars; ++v) {
         VarSpec var;
-        var.name = "var" + std::to_string(v);
+        var.name = "noncontig_var" + std::to_string(v);
         var.type = DType::Float;
         var.dims = {0, 1};
         var.decomp = 0;

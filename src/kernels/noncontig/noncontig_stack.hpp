@@ -1,11 +1,11 @@
 #pragma once
-// The noncontig test on any I/O stack other than plain MPI-IO: the same
-// decomposition over nvars float variables, as a plan the runner executes.
-// Tile 0 (record 0) is written from buffers packed back to back, tile 1
-// (record 1) from one buffer with `gap` floats between the variables; both
-// are timed apart, then read back and verified.  What the library receives
-// is its own put per variable from that memory (the MPI-IO derived buffer
-// type and MPI_Pack timing exist on the native path only: noncontig_io.hpp).
+// The noncontig test's plan, and its report on any stack other than the
+// reference's own (-a mpiio -x canonical: noncontig_native.hpp): the same
+// decomposition over nvars float variables, one record per tile.  Tile 0
+// (record 0) is written from buffers packed back to back, tile 1 (record 1)
+// from one buffer with `gap` floats between the variables; both are timed
+// apart, then read back and verified.  What a library receives is its own
+// put per variable from that memory.
 #include <string>
 #include <vector>
 
@@ -21,7 +21,8 @@ struct StackSetup {
     bool verify = true, verify_existing = false, quiet = false;
 };
 
-// nvars float variables over the decomposition's array, one record per tile.
+// nvars float variables "noncontig_var<v>" (their pattern is tile_value's)
+// over the decomposition's array, one record per tile.
 FilePlan tiles_plan(const Decomposition& dc, const std::vector<Run>& runs, int nvars);
 
 // Collective: the result's params and summary, and (rank 0) the report;
