@@ -213,3 +213,17 @@ def test_empty_log(real, tmp_path):
 
 def test_anonymised_non_mpi_log(real, tmp_path):
     refused(real / "nonmpi_dxt_anonymized.darshan", tmp_path, "non-MPI program", "anonymised file names")
+
+
+def test_advise_reports_fastest_verified(real, tmp_path):
+    """advise: every configuration measured and verified; the fastest named
+    with its speed-up over the job's own calls and the flags to use."""
+    p = subprocess.run([str(CONVERTER), "advise", str(real / "mpi-io-test-x86_64-3.4.7.darshan"), "--ranks", "4",
+                        "--scale", "4", "--repeats", "1", "--json"], capture_output=True, text=True, timeout=900)
+    assert p.returncode == 0, p.stderr
+    res = json.loads(p.stdout)
+    assert all(c["times_s"] and not c["failed"] for c in res["configs"]), res["configs"]
+    assert any("striping_factor" in c["hints"] for c in res["configs"])      # the log has a LUSTRE record
+    b = res["best"]
+    assert b["speedup"] == pytest.approx(b["baseline_median_s"] / b["median_s"])
+    assert b["median_s"] == min(c["median_s"] for c in res["configs"])

@@ -4,6 +4,7 @@ beside the plan's, and what they say (docs/darshan.md).
     iokernels-darshan trace LOG [--ranks N] [--scale F] [-o FILE]
     iokernels-darshan table LOG [--ranks N] [--scale F] [--json]
     iokernels-darshan diagnose LOG [--json]
+    iokernels-darshan advise LOG [--ranks N] [--scale F] [--repeats R] [--json]
 
 `iokernels replay LOG` runs `trace` on rank 0.  A log that cannot be
 replayed: one line on stderr, exit status 2, nothing written.
@@ -14,8 +15,10 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
+from .advise import advice_text, advise
 from .build import Job, build_job
 from .compare import table, table_text
 from .diagnose import diagnose, diagnosis_text
@@ -60,12 +63,17 @@ def _jsonable(o: Any) -> Any:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="iokernels-darshan", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("command", choices=["trace", "table", "diagnose"], help="what to print")
+    ap.add_argument("command", choices=["trace", "table", "diagnose", "advise"], help="what to print (advise: "
+                    "runs the scaled workload through strategies, aggregators and hints, with repeats)")
     ap.add_argument("log", help="a Darshan log (format 3.x)")
     ap.add_argument("--ranks", type=int, default=0, help="replay ranks (default 0: the log's process count)")
     ap.add_argument("--scale", type=float, default=1.0, help="divide the accesses (and so the bytes) by F (default 1)")
     ap.add_argument("-o", "--out", default="-", help="where the trace goes (default -: standard output)")
-    ap.add_argument("--json", action="store_true", help="table/diagnose as JSON (default: text)")
+    ap.add_argument("--json", action="store_true", help="table/diagnose/advise as JSON (default: text)")
+    ap.add_argument("--repeats", type=int, default=3, help="advise: runs of each configuration (alternating)")
+    ap.add_argument("--iokernels", default=str(Path(sys.argv[0]).resolve().parent / "iokernels"),
+                    help="advise: the iokernels program (default: beside this command)")
+    ap.add_argument("--striping", action="store_true", help="advise: also try Lustre striping hints")
     a = ap.parse_args(argv)
     if a.ranks < 0 or a.scale < 1:
         print(f"iokernels-darshan: --ranks must be >= 0 and --scale >= 1 (got {a.ranks}, {a.scale:g})",
@@ -76,6 +84,10 @@ def main(argv: list[str] | None = None) -> int:
     except LogError as e:
         print(f"iokernels-darshan: {e}", file=sys.stderr)
         return 2
+    if a.command == "advise":
+        res = advise(a.iokernels, a.log, a.ranks or 4, a.scale, a.repeats, a.striping or bool(job.log.lustre))
+        print(json.dumps(res, indent=1) if a.json else "\n".join(advice_text(res)))
+        return 0 if res.get("best") else 1
     if a.command == "trace":
         text = trace_text(job, _jsonable(rep))
         if a.out == "-":
