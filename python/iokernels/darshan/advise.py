@@ -106,7 +106,8 @@ def advise(program: str, log: str, ranks: int, scale: float, repeats: int, strip
 
 def advice_text(res: dict[str, Any]) -> list[str]:
     out = [f"Measured advice: {res['log']} on {res['ranks']} ranks, 1/{res['scale']:g} of its accesses, "
-           f"{res['repeats']} repeats (time: seconds in I/O calls of the write and read steps, slowest rank per phase, summed)"]
+           f"{res['repeats']} repeats (time: seconds in I/O calls of the write and read steps, "
+           "slowest rank per phase, summed)"]
     for r in res["configs"]:
         t = f"median {r['median_s']:.4f} s over {len(r['times_s'])}" if r["times_s"] else ""
         out.append(f"  {r['config']:58} {t}{'  FAILED: ' + r['failed'] if r['failed'] else ''}")
