@@ -99,13 +99,13 @@ def refused(log, tmp_path, *fragments):
 def test_not_a_log(tmp_path):
     f = tmp_path / "notes.darshan"
     f.write_text("not a darshan log, just text with a .darshan name\n")
-    refused(f, tmp_path, "neither a Darshan log", "nor an iokernels trace")   # no Darshan header
+    refused(f, tmp_path, "is not valid JSON", "nor is it a Darshan log")   # no Darshan header
 
 
 def test_binary_not_a_log_by_header(tmp_path, examples):
     f = tmp_path / "x.darshan"
     f.write_bytes(b"3.41\0\0\0\0" + b"\1" * 64)     # a version string, but no magic number
-    refused(f, tmp_path, "neither a Darshan log")
+    refused(f, tmp_path, "nor is it a Darshan log (no Darshan header)")
 
 
 def test_truncated_log(examples, tmp_path):

@@ -141,10 +141,14 @@ void Replay::configure(Driver& d) {
                                                             "(IOK_CAPTURE_TRACE names it)");
     collective_step(d.comm(), [&] {
         const auto first = text.find_first_not_of(" \t\r\n");
-        if (!darshan && first != std::string::npos && text[first] != '{')
-            throw Error(opt_.trace + " is neither a Darshan log (no Darshan header) nor an iokernels trace (not JSON)",
+        try {
+            trace_ = parse_trace(text, opt_.trace);
+        } catch (const Error& e) {
+            // not JSON at all: perhaps meant as a Darshan log
+            if (darshan || first == std::string::npos || text[first] == '{') throw;
+            throw Error(std::string(e.what()) + "; nor is it a Darshan log (no Darshan header)",
                         "give a Darshan log (format 3.x) or the trace libiok_capture.so wrote");
-        trace_ = parse_trace(text, opt_.trace);
+        }
         if (darshan && d.rank() == 0) darshan_ = nlohmann::json::parse(text).value("darshan", nlohmann::json::object());
     });
 }
