@@ -24,6 +24,8 @@ IOK_PACKAGES=(
     python3-setuptools python3-pip python3-venv lmod
     # bench/fuzz.sh: libFuzzer harnesses of the input parsers (not used by CI)
     clang libclang-rt-19-dev
+    # scripts/format.sh (.clang-format) and scripts/tidy.sh (.clang-tidy)
+    clang-format clang-tidy
     # profiling the kernels (bench/README.md: perf record, valgrind --tool=callgrind on one rank)
     linux-perf valgrind
 )
