@@ -2,13 +2,13 @@
 
 #include <unistd.h>
 
+#include <sys/wait.h>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
-#include <sys/wait.h>
 
 #include "core/build_info.hpp"
 #include "core/collective.hpp"
