@@ -21,7 +21,7 @@ CASES = [
     ("backends/registry.cpp", "driver/driver.hpp", "layer 'backends' includes layer 'driver' above it"),
     ("runner/runner.cpp", "kernels/s3d/s3d_plan.hpp", "layer 'runner' includes layer 'kernels' above it"),
     ("tools/dat2nc.cpp", "kernels/e3sm/case_spec.hpp", "'tools' includes a kernel"),
-    ("kernels/noncontig/noncontig_io.cpp", "kernels/e3sm/case_spec.hpp", "kernel 'noncontig' includes kernel 'e3sm'"),
+    ("kernels/noncontig/noncontig_pack.cpp", "kernels/e3sm/case_spec.hpp", "kernel 'noncontig' includes kernel 'e3sm'"),
     ("capture/capture_state.cpp", "core/error.hpp", "capture/ is built alone"),
 ]
 
