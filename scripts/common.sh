@@ -32,6 +32,8 @@ IOK_PACKAGES_TEST=(
     munge slurmctld slurmd slurm-client
     # bench/fuzz.sh: libFuzzer harnesses of the input parsers (not used by CI)
     clang libclang-rt-19-dev
+    # scripts/format.sh (.clang-format) and scripts/tidy.sh (.clang-tidy)
+    clang-format clang-tidy
     # profiling the kernels (bench/README.md: perf record, valgrind --tool=callgrind on one rank)
     linux-perf valgrind
 )

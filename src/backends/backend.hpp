@@ -28,10 +28,12 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "model/file_spec.hpp"
+#include "model/recorded_calls.hpp"
 #include "model/selection.hpp"
 
 namespace iok {
@@ -191,7 +193,20 @@ public:
     virtual std::unique_ptr<File> create(const std::string& path, const FileSpec& spec, MPI_Comm comm) = 0;
     virtual std::unique_ptr<File> open(const std::string& path, const FileSpec& spec, MPI_Comm comm,
                                        Access access = Access::Read) = 0;
+
+    // Re-issues this rank's recorded MPI-IO calls on `path` one by one
+    // (model/recorded_calls.hpp), session after session; collective over
+    // `comm`.  Only a library whose calls they are can
+    // (Capabilities::recorded_calls); the others throw iok::Error.
+    virtual CallTally replay_calls(const std::string& path, MPI_Comm comm, const RecordedCalls& calls, CallData& data);
 };
+
+// A library's File type that can re-issue recorded calls has
+// `static CallTally replay_calls(const BackendConfig&, path, comm, calls, data)`.
+template <class F, class = void>
+struct replays_calls : std::false_type {};
+template <class F>
+struct replays_calls<F, std::void_t<decltype(&F::replay_calls)>> : std::true_type {};
 
 // The backend of a library whose open file is an `F`: each create()/open()
 // constructs an F from the backend's settings and calls F::create/F::open on
@@ -219,6 +234,10 @@ public:
         static_cast<File&>(*f).bind(path, spec, access == Access::Update);
         return f;
     }
+    CallTally replay_calls(const std::string& path, MPI_Comm comm, const RecordedCalls& calls, CallData& data) override {
+        if constexpr (replays_calls<F>::value) return F::replay_calls(cfg_, path, comm, calls, data);
+        else return Backend::replay_calls(path, comm, calls, data);
+    }
 
 private:
     std::string name_, extension_;
@@ -238,6 +257,7 @@ struct Capabilities {
     bool alignment = false;        // object alignment on the file system
     bool independent = true;       // independent (non-collective) data access
     bool aligns_objects = false;   // FileSpec::align_bytes honoured: objects start on its boundaries (H5Pset_alignment)
+    bool recorded_calls = false;   // Backend::replay_calls: an application's MPI-IO calls re-issued one by one
 };
 
 // One settable knob of a backend or strategy: `--param KEY=VALUE`.  Keys are

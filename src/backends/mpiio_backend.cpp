@@ -30,11 +30,13 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <vector>
 #include <map>
 #include <tuple>
 
 #include "backends/backend.hpp"
+#include "backends/mpiio_calls.hpp"
 #include "backends/mpiio_datatypes.hpp"
 #include "backends/raw_layout.hpp"
 #include "core/error.hpp"
@@ -42,22 +44,6 @@
 
 namespace iok {
 namespace {
-
-// What to tell a user about a failed MPI_File_open.
-Error open_error(const std::string& verb, const std::string& path, int rc) {
-    int cls = 0;
-    MPI_Error_class(rc, &cls);
-    std::string what = "cannot " + verb + " " + path + ": " + mpi_error_text(rc);
-    if (cls == MPI_ERR_NO_SUCH_FILE)
-        return Error(what, verb == "create" ? "does the output directory exist?"
-                                            : "check the path; was the file written by an mpiio run?");
-    if (cls == MPI_ERR_ACCESS || cls == MPI_ERR_READ_ONLY)
-        return Error(what, "check the permissions of the file and its directory");
-    if (cls == MPI_ERR_FILE_EXISTS) return Error(what, "remove the file or allow overwriting");
-    if (cls == MPI_ERR_NO_SPACE || cls == MPI_ERR_QUOTA)
-        return Error(what, "free space or write to another file system");
-    return Error(what);
-}
 
 class MpiioFile : public File {
 public:
@@ -151,6 +137,12 @@ public:
         types_.clear();
     }
 
+    // Capabilities::recorded_calls (mpiio_calls.hpp): the run's hints under the recorded ones.
+    static CallTally replay_calls(const BackendConfig& cfg, const std::string& path, MPI_Comm comm,
+                                  const RecordedCalls& calls, CallData& data) {
+        return replay_mpiio_calls(cfg.hints, path, comm, calls, data);
+    }
+
     MPI_Info info_in_effect() override {
         if (fh_ == MPI_FILE_NULL) return MPI_INFO_NULL;
         MPI_Info info = MPI_INFO_NULL;
@@ -187,10 +179,9 @@ private:
                    const std::string& verb) {
         if (fh_ != MPI_FILE_NULL) throw Error("mpiio: " + verb + " " + path + " while " + path_ + " is open");
         int rc = MPI_File_open(comm, path.c_str(), amode, cfg_.hints, &fh_);
-        if (rc != MPI_SUCCESS) {
-            fh_ = MPI_FILE_NULL;
-            throw open_error(verb, path, rc);
-        }
+        if (rc != MPI_SUCCESS) fh_ = MPI_FILE_NULL;
+        check_mpi(rc, "MPI_File_open", verb + " " + path,
+                  verb == "create" ? "does the output directory exist?" : "check the path; was the file written by an mpiio run?");
         path_ = path;
         comm_ = comm;
         spec_ = spec.layout();  // the attributes are the file's once defined
@@ -352,13 +343,8 @@ private:
     }
 
     void check(int rc, const char* op, int var) const {
-        if (rc == MPI_SUCCESS) return;
-        std::string where = path_;
-        if (var >= 0) where += " (variable " + spec_.vars[var].name + ")";
-        int cls = 0;
-        MPI_Error_class(rc, &cls);
-        throw Error(std::string(op) + " failed on " + where + ": " + mpi_error_text(rc),
-                    cls == MPI_ERR_NO_SPACE || cls == MPI_ERR_QUOTA ? "free space or write elsewhere" : "");
+        check_mpi(rc, op, std::string(std::strstr(op, "read") ? "read " : std::strstr(op, "write") ? "write " : "") +
+                              (var >= 0 ? "variable " + spec_.vars[var].name + " of " : std::string()) + path_);
     }
 };
 
@@ -377,6 +363,7 @@ static BackendInfo describe() {
     b.library_version = mpiio_version;
     b.extension = ".bin";
     b.caps.nonblocking = true;
+    b.caps.recorded_calls = true;
     b.options = {{"mpiio.sync", "0", "MPI_File_sync after every flush", {"0", "1"}},
                  {"mpiio.aggregate", "0", "one write call per flush over all pending variables", {"0", "1"}}};
     return b;

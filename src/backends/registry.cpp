@@ -78,6 +78,11 @@ std::uint64_t File::request_bytes(int var, const Selection& sel) const {
     return bound_ ? sel.elements() * var_facts_[static_cast<std::size_t>(var)].elem : 0;
 }
 
+CallTally Backend::replay_calls(const std::string&, MPI_Comm, const RecordedCalls&, CallData&) {
+    throw Error("the " + name() + " backend cannot re-issue recorded MPI-IO calls",
+                "use -a mpiio -x canonical, or --calls plan for any backend and strategy");
+}
+
 void File::put(int var, const Selection& sel, std::int64_t record, const void* buf) {
     check_request(var, sel, record, "put");
     if (!writable_)

@@ -43,11 +43,8 @@ std::string mpi_library() {
     return "MPI-IO, " + s.substr(0, s.find_first_of(",\n"));
 }
 
-void check_mpi(int err, const std::string& what) {
-    if (err == MPI_SUCCESS) return;
-    throw Error("log: cannot " + what + " (" + mpi_error_text(err) + ")",
-                "check the output directory and free space");
-}
+// What to check when an MPI call on the log output fails (core's check_mpi).
+const char* const kLogHint = "check the log output directory";
 
 // One log output open: this rank's group, its log file and the index.
 class LogFile final : public File {
@@ -73,7 +70,7 @@ public:
         });
         check_mpi(MPI_File_open(group_, log_data_path(dir_, gindex_).c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY,
                                 hints_, &fh_),
-                  "create " + log_data_path(dir_, gindex_));
+                  "MPI_File_open", "create " + log_data_path(dir_, gindex_), kLogHint);
     }
 
     void define(const FileSpec& spec) override { spec_ = spec; }
@@ -96,12 +93,12 @@ public:
         MPI_Comm_split(comm_, static_cast<int>(k), static_cast<int>(pos), &group_);
         gindex_ = k;
         check_mpi(MPI_File_open(group_, log_data_path(dir_, k).c_str(), MPI_MODE_RDONLY, hints_, &fh_),
-                  "open " + log_data_path(dir_, k));
+                  "MPI_File_open", "open " + log_data_path(dir_, k), kLogHint);
         MPI_File ih;
         check_mpi(MPI_File_open(group_, log_index_path(dir_, k).c_str(), MPI_MODE_RDONLY, hints_, &ih),
-                  "open " + log_index_path(dir_, k));
+                  "MPI_File_open", "open " + log_index_path(dir_, k), kLogHint);
         std::vector<std::int64_t> raw(static_cast<std::size_t>(x.groups[k].index_length[pos]));
-        MPI_File_read_at_all(ih, static_cast<MPI_Offset>(x.groups[k].index_offset[pos] * 8), raw.data(),
+        MPI_File_read_at_all(ih, static_cast<MPI_Offset>(x.groups[k].index_offset[pos]) * 8, raw.data(),
                              static_cast<int>(raw.size()), MPI_INT64_T, MPI_STATUS_IGNORE);
         MPI_File_close(&ih);
         index_ = log_parse(raw, log_index_path(dir_, k));
@@ -190,7 +187,7 @@ private:
         MPI_Status st;
         check_mpi(MPI_File_write_at_all(fh_, static_cast<MPI_Offset>(end_ + before), buf.data(), static_cast<int>(mine),
                                         MPI_BYTE, &st),
-                  "append to " + log_data_path(dir_, gindex_));
+                  "MPI_File_write_at_all", "append to " + log_data_path(dir_, gindex_), kLogHint);
         end_ += total;
     }
 
@@ -212,7 +209,7 @@ private:
                             "canonical file with log_replay");
             check_mpi(MPI_File_read_at(fh_, static_cast<MPI_Offset>(e.offset), p.buf, static_cast<int>(p.bytes),
                                        MPI_BYTE, MPI_STATUS_IGNORE),
-                      "read " + log_data_path(dir_, gindex_));
+                      "MPI_File_read_at", "read " + log_data_path(dir_, gindex_), kLogHint);
         }
         seen_.clear();  // occurrences count within one flush (data and fill puts)
     }
@@ -227,8 +224,8 @@ private:
         MPI_File ih;
         check_mpi(MPI_File_open(group_, log_index_path(dir_, gindex_).c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY,
                                 hints_, &ih),
-                  "create " + log_index_path(dir_, gindex_));
-        MPI_File_write_at_all(ih, static_cast<MPI_Offset>(before * 8), mine.data(), static_cast<int>(n), MPI_INT64_T,
+                  "MPI_File_open", "create " + log_index_path(dir_, gindex_), kLogHint);
+        MPI_File_write_at_all(ih, static_cast<MPI_Offset>(before) * 8, mine.data(), static_cast<int>(n), MPI_INT64_T,
                               MPI_STATUS_IGNORE);
         MPI_File_close(&ih);
         long long me[4] = {static_cast<long long>(gindex_), rank_, before, n};

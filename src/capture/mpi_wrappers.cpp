@@ -212,6 +212,7 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
     return rc;
 }
 
+// clang-format off: macros that define the wrappers, and their table, laid out by hand.
 // Blocking calls: the caller's status, or ours when it passed MPI_STATUS_IGNORE.
 #define IOK_STATUS MPI_Status own_status; MPI_Status* st = status == MPI_STATUS_IGNORE ? &own_status : status;
 #define IOK_AT(name, F, CONSTBUF)                                                                      \
@@ -262,6 +263,7 @@ IOK_IPTR(iwrite_shared, W | NB, Pointer::Shared, const)
 IOK_IPTR(iread_shared, R | NB, Pointer::Shared, )
 IOK_PTR(write_ordered, W, Pointer::Ordered, const)
 IOK_PTR(read_ordered, R, Pointer::Ordered, )
+// clang-format on
 
 // split collectives: recorded at _begin, _end passes through
 int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype type) {

@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/error.hpp"
+
 namespace iok {
 
 std::string select_mpiio_layer(const std::string& layer) {
@@ -55,6 +57,22 @@ std::string mpi_error_text(int code) {
     int len = 0;
     if (MPI_Error_string(code, msg, &len) != MPI_SUCCESS) return "MPI error " + std::to_string(code);
     return std::string(msg, static_cast<std::size_t>(len));
+}
+
+void check_mpi(int rc, const char* call, const std::string& action, const std::string& hint) {
+    if (rc == MPI_SUCCESS) return;
+    int cls = MPI_ERR_UNKNOWN;
+    if (MPI_Error_class(rc, &cls) != MPI_SUCCESS) cls = MPI_ERR_UNKNOWN;
+    std::string what = "cannot " + action + ": " + mpi_error_text(rc) + " (" + call + ")";
+    // The class is more precise than a caller's general hint, except for a
+    // missing file, where only the caller knows which directory to look at.
+    if (cls == MPI_ERR_NO_SPACE || cls == MPI_ERR_QUOTA)
+        throw Error(what, "free space or write to another file system");
+    if (cls == MPI_ERR_ACCESS || cls == MPI_ERR_READ_ONLY)
+        throw Error(what, "check the permissions of the file and its directory");
+    if (cls == MPI_ERR_FILE_EXISTS) throw Error(what, "remove the file or allow overwriting");
+    if (cls == MPI_ERR_NO_SUCH_FILE && hint.empty()) throw Error(what, "check the path and that its directory exists");
+    throw Error(what, hint);
 }
 
 }  // namespace iok

@@ -22,4 +22,12 @@ std::string mpi_library_version();
 // MPI's text for an error code (MPI_Error_string), "MPI error N" if it has none.
 std::string mpi_error_text(int code);
 
+// The one check of an MPI return code.  Nothing on MPI_SUCCESS; otherwise
+// throws iok::Error "cannot <action>: <MPI's text> (<call>)", e.g.
+//   check_mpi(MPI_File_open(...), "MPI_File_open", "create " + path);
+// The hint is what the error class says to do (a full disk or quota, a
+// permission, an existing file), else `hint`, else for a missing file or
+// directory "check the path and that its directory exists".
+void check_mpi(int rc, const char* call, const std::string& action, const std::string& hint = {});
+
 }  // namespace iok

@@ -245,11 +245,6 @@ void Driver::record(FileOutcome& out, const nlohmann::json& extra) {
     out.hints = MPI_INFO_NULL;
 }
 
-void Driver::keep_hints(MPI_Info info) {
-    if (hints_in_effect_ == MPI_INFO_NULL) hints_in_effect_ = info;
-    else if (info != MPI_INFO_NULL) MPI_Info_free(&info);
-}
-
 void Driver::finish(const std::string& mismatch_hint) {
     const BackendConfig& cfg = config();
     if (rank_ == 0) {

@@ -120,9 +120,6 @@ public:
     // effect for the manifest and counts verification mismatches.
     void record(FileOutcome& out, const nlohmann::json& extra = nlohmann::json::object());
     std::uint64_t mismatches() const { return mismatches_; }
-    // The hints in effect for the manifest when no file outcome is recorded
-    // (a kernel's own MPI-IO calls); takes ownership.
-    void keep_hints(MPI_Info info);
 
     // Writes the JSON result (--json) and CSV rows (--csv) with the stack in
     // params, then fails on every rank if any read-back found wrong data.

@@ -12,6 +12,7 @@
 #include "core/resource_check.hpp"
 #include "model/plan_size.hpp"
 #include "runner/plan_census.hpp"
+#include "runner/recorded_run.hpp"
 
 namespace iok {
 
@@ -88,7 +89,7 @@ ResourceNeeds resource_needs(const KernelPlan& plan) {
     std::map<std::string, std::uint64_t> on_disk;
     for (const auto& g : plan.groups)
         for (const auto& s : g.steps) {
-            if (!s.plan) continue;  // own calls: the kernel's own buffers
+            if (!s.plan) continue;  // recorded calls: one access's buffer at a time
             const std::uint64_t buffers = plan_buffer_bytes(*s.plan, g.ticks > 0 ? 1 : 0);
             need.memory_bytes = std::max(need.memory_bytes, saturating_mul(buffers, s.plan->memory_struct.empty() ? 1 : 2));
             if (s.kind == StepKind::Read || (s.kind == StepKind::Update && !s.grows_file)) continue;
@@ -123,8 +124,15 @@ void run_whole_files(Driver& d, Kernel& k, Backend& stack, MPI_Comm comm, const 
         k.step_start(d, s);
         if (s.kind == StepKind::Update) throw Error("internal: an Update step needs a group with ticks");
         std::vector<StepOutcome> outs;
-        if (s.kind == StepKind::Own) {
-            for (auto& o : s.own_calls(d)) outs.push_back({&s, std::move(o.out), std::move(o.tags)});
+        if (s.kind == StepKind::Calls) {
+            const std::string label = !s.tags.contains("label") ? s.path : s.tags["label"].get<std::string>();
+            RecordedRun r = run_recorded(comm, stack, s.path, label, d.library_label(), *s.calls, *s.call_data);
+            for (auto [o, role] : {std::pair{&r.write, "write"}, std::pair{&r.read, "read"}}) {
+                if (!(o == &r.write ? r.any_write : r.any_read)) continue;
+                nlohmann::json tags = s.tags;
+                tags["role"] = role;
+                outs.push_back({&s, std::move(*o), std::move(tags)});
+            }
         } else {
             outs.push_back({&s, s.kind == StepKind::Read ? runner.read(*s.plan, s.path) : runner.write(*s.plan, s.path),
                             s.tags});
@@ -225,7 +233,7 @@ void Kernel::dry_run(Driver& d) {
         j["path"] = s->path;
         j["kind"] = s->kind == StepKind::Write ? "write"
                     : s->kind == StepKind::Read ? "read"
-                    : s->kind == StepKind::Own  ? "own calls"
+                    : s->kind == StepKind::Calls ? "recorded calls"
                                                 : "update";
         for (auto it = s->tags.begin(); it != s->tags.end(); ++it) j[it.key()] = it.value();
         d.result().add_file(j);

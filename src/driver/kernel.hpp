@@ -33,6 +33,7 @@
 
 #include "driver/driver.hpp"
 #include "model/plan.hpp"
+#include "model/recorded_calls.hpp"
 #include "runner/runner.hpp"
 
 namespace iok {
@@ -41,13 +42,11 @@ enum class StepKind {
     Write,   // create the file and write the plan
     Read,    // open the file, read the plan and verify every element
     Update,  // open an existing file and rewrite or append records
-    // The kernel's own calls move the bytes (Step::own_calls): replay's
-    // --calls recorded re-issues an application's MPI-IO calls one by one.
-    // The driver still claims the path, records every outcome and gives
-    // the verdict; a plain Read step after it verifies the file.  The one
-    // place I/O happens outside a backend, until recorded calls are a
-    // backend capability.
-    Own,
+    // An application's recorded MPI-IO calls re-issued one by one through
+    // the backend (Step::calls; Capabilities::recorded_calls): replay's
+    // --calls recorded.  Outcomes with role "write" and "read"; a plain
+    // Read step after it verifies the file.
+    Calls,
 };
 
 inline std::shared_ptr<const FilePlan> share(FilePlan p) { return std::make_shared<const FilePlan>(std::move(p)); }
@@ -71,7 +70,7 @@ struct Step {
     StepKind kind = StepKind::Write;
     // This rank's plan of the file, shared by the steps of one file (a
     // write and its read-back): an E3SM h0 spec holds 1,563 attributes.
-    // Null for StepKind::Own.
+    // Null for StepKind::Calls.
     std::shared_ptr<const FilePlan> plan;
     std::string path;
     PathUse use = PathUse::Output;
@@ -91,13 +90,9 @@ struct Step {
     std::vector<int> gapped_records;
     // Update steps that only rewrite records put no new bytes on disk.
     bool grows_file = true;
-    // StepKind::Own: runs the calls (collective), returns each file
-    // outcome with its tags (role "write", "read").
-    struct Own {
-        FileOutcome out;
-        nlohmann::json tags;
-    };
-    std::function<std::vector<Own>(Driver&)> own_calls;
+    // StepKind::Calls: this rank's recorded calls and what their data is.
+    std::shared_ptr<const RecordedCalls> calls;
+    std::shared_ptr<CallData> call_data;
     // Runs on every rank right after the step, inside a collective step:
     // throw iok::Error to stop the run there (S3D's restart must verify
     // before anything is written).

@@ -145,7 +145,9 @@ std::unique_ptr<ArrayReader> open_array_file(const std::string& path) {
             return open_cdf_arrays(path);
         case Container::Hdf5: {
             require_built(FileFormat::Hdf5, path, "is an HDF5 or NetCDF-4 file; reading it");
-            const ContainerLibrary& h5 = container_library("hdf5");
+            // A copy (three function pointers): a reference from a call with a
+            // temporary argument is -Wdangling-reference to GCC 14.
+            const ContainerLibrary h5 = container_library("hdf5");
             if (h5.is_netcdf4(path)) {
                 require_built(FileFormat::NetCdf4, path, "is a NetCDF-4 file; reading it");
                 return container_library("netcdf4").open(path, p.kind);

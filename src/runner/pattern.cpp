@@ -98,6 +98,7 @@ int level() {
 // prefers 256 by default; the multiplies are the bottleneck, so the width
 // doubles the rate), AVX2, and baseline; the first call picks one (a
 // function-local static: safe even from another file's static initialiser).
+// clang-format off: macros that define functions, laid out by hand.
 #define IOK_GENERATOR_BODY(T, CONV)                                                                   \
     {                                                                                                 \
         while (n > 0) { /* one hashed block at a time; the inner loop vectorises */                   \
@@ -180,6 +181,7 @@ IOK_GENERATOR(char, char, std::uint8_t, as_char)
 #undef IOK_GENERATOR
 #undef IOK_GENERATOR_BODY
 #undef IOK_CHECKER_BODY
+// clang-format on
 
 // Runs shorter than this are generated inline: E3SM maps average one or two
 // elements per run, where the call through the CPU-dispatched pointer and a

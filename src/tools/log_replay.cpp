@@ -19,6 +19,7 @@
 #include "backends/strategy_blob_layout.hpp"
 #include "backends/strategy_log_layout.hpp"
 #include "core/collective.hpp"
+#include "core/mpi_layer.hpp"
 #include "core/report.hpp"
 #include "driver/canonical_rebuild.hpp"
 
@@ -49,10 +50,10 @@ void replay(int argc, char** argv, MPI_Comm comm) {
         for (std::size_t w = lo; w < hi; ++w) {
             const auto [g, pos] = all[w];
             MPI_File ih;
-            if (MPI_File_open(MPI_COMM_SELF, log_index_path(input, g).c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &ih))
-                throw Error("cannot open " + log_index_path(input, g), "the log output is incomplete");
+            check_mpi(MPI_File_open(MPI_COMM_SELF, log_index_path(input, g).c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &ih),
+                      "MPI_File_open", "open " + log_index_path(input, g), "the log output is incomplete");
             std::vector<std::int64_t> raw(static_cast<std::size_t>(x.groups[g].index_length[pos]));
-            MPI_File_read_at(ih, static_cast<MPI_Offset>(x.groups[g].index_offset[pos] * 8), raw.data(),
+            MPI_File_read_at(ih, static_cast<MPI_Offset>(x.groups[g].index_offset[pos]) * 8, raw.data(),
                              static_cast<int>(raw.size()), MPI_INT64_T, MPI_STATUS_IGNORE);
             MPI_File_close(&ih);
             Writer wr{g, log_parse(raw, log_index_path(input, g)), {}};
@@ -65,8 +66,9 @@ void replay(int argc, char** argv, MPI_Comm comm) {
             writers.push_back(std::move(wr));
             if (!logs.count(g)) {
                 MPI_File fh;
-                if (MPI_File_open(MPI_COMM_SELF, log_data_path(input, g).c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &fh))
-                    throw Error("cannot open " + log_data_path(input, g), "the log output is incomplete");
+                check_mpi(
+                    MPI_File_open(MPI_COMM_SELF, log_data_path(input, g).c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &fh),
+                    "MPI_File_open", "open " + log_data_path(input, g), "the log output is incomplete");
                 logs[g] = fh;
             }
         }

@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
             int err = MPI_File_open(comm, path.c_str(), writing ? MPI_MODE_CREATE | MPI_MODE_WRONLY : MPI_MODE_RDONLY,
                                     info, &fh);
             iok::collective_step(comm, [&] {
-                if (err != MPI_SUCCESS) throw iok::Error("cannot open " + path);
+                iok::check_mpi(err, "MPI_File_open", (writing ? "create " : "open ") + path);
             });
             for (std::uint64_t c = 0; c < ncalls; ++c) {
                 std::uint64_t done_bytes = c * chunk;

@@ -18,7 +18,11 @@ h5bench_config() writes an h5bench KEY=VALUE configuration.
 
 e3sm_map() writes a small F-case-like decomposition map with the project's
 own e3sm_mapgen tool.
+
+replay_trace() writes an MPI-IO trace as libiok_capture.so does (version 2,
+docs/capture_trace.md) of a small job that nobody has to run.
 """
+import json
 import random
 import struct
 import subprocess
@@ -172,3 +176,34 @@ def write_pio_dat(path, dims, procs):
     Path(path).write_text("\n".join(lines) + "\n")
     return Path(path)
 
+
+# replay_trace's job: rank 0 writes a header, then every rank writes BLOCKS
+# blocks through a strided view (its blocks interleaved with the others'),
+# then every rank reads the header.
+TRACE_HEADER, TRACE_BLOCK, TRACE_BLOCKS = 512, 256, 8
+
+
+def replay_trace(path, nranks=4, captured_file="/scratch/app/matrix.dat"):
+    """Writes the trace of the job above on nranks ranks; returns its path.
+    The captured file is HEADER + nranks * BLOCKS * BLOCK bytes, every byte
+    written once."""
+    extent = nranks * TRACE_BLOCK
+    contiguous = {"size": 1, "extent": 1, "runs": [0, 1, 0, 1]}
+    strided = {"size": TRACE_BLOCK, "extent": extent, "runs": [0, TRACE_BLOCK, 0, 1]}
+    write, collective, explicit = 1, 2, 4
+    ranks = []
+    for r in range(nranks):
+        # [flags, shape, disp, voff, bytes, count, dstep, vstep, t_first, t_end, busy, views, view_step]
+        ops = []
+        if r == 0:
+            ops.append([write | explicit, 0, 0, 0, TRACE_HEADER, 1, 0, 0, 0.001, 0.002, 0.001, 0, 0])
+        ops.append([write | collective | explicit, 1, TRACE_HEADER + r * TRACE_BLOCK, 0, TRACE_BLOCKS * TRACE_BLOCK,
+                    1, 0, 0, 0.003, 0.004, 0.001, 1, 0])
+        ops.append([explicit, 0, 0, 0, TRACE_HEADER, 1, 0, 0, 0.005, 0.006, 0.001, 1, 0])
+        session = {"file": captured_file, "amode": 9, "comm_size": nranks, "comm_rank": r, "hints": {},
+                   "open": 0.0, "close": 0.007, "set_views": 2, "unknown_views": 0, "ops": ops}
+        ranks.append({"rank": r, "sessions": [session], "shapes": [contiguous, strided]})
+    doc = {"format": "iokernels-trace", "version": 2, "nranks": nranks, "program": "gen_inputs.replay_trace",
+           "mpi": "none (generated)", "ranks": ranks}
+    Path(path).write_text(json.dumps(doc))
+    return Path(path)

@@ -17,7 +17,7 @@ from conftest import BUILD_DIR, tool
 
 UNIT = BUILD_DIR / "tests" / "iok_unit_tests"
 
-# Variable indices and the value formula of tests/unit/backend_roundtrip.hpp.
+# Variable indices and the value formula of tests/unit/library_roundtrip_case.hpp.
 VAR_T, VAR_PS, VAR_AREA = 8, 9, 1
 NREC, NLEV, NCOL = 2, 3, 12
 

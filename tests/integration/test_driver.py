@@ -139,10 +139,7 @@ def test_layering_kernels_call_no_library_core_includes_no_backend():
     offenders = [str(p) for p in sources("core") if re.search(r'#include\s*"(backends|driver|runner|kernels)/',
                                                                 p.read_text())]
     assert offenders == [], "core serves all and depends on none of them"
-    # One kernel file may call MPI-IO: `replay --calls recorded` re-issues an
-    # application's own MPI-IO call sequence (replay_recorded.hpp).
-    # noncontig's reference path goes through the MPI-IO backend.
-    allowed = {"replay_recorded.cpp"}
-    mpiio = [str(p) for p in sources("kernels")
-             if re.search(r"\bMPI_File_\w+\s*\(", p.read_text()) and p.name not in allowed]
+    # No kernel calls MPI-IO: noncontig's reference path and `replay --calls
+    # recorded` go through the MPI-IO backend like every other I/O.
+    mpiio = [str(p) for p in sources("kernels") if re.search(r"\bMPI_File_\w+\s*\(", p.read_text())]
     assert mpiio == []

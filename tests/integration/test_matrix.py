@@ -11,6 +11,10 @@ Each combination writes, reads back and verifies every element:
              and verifies it (vpic, like h5bench_write, does not read)
   bdcats     vpic writes 2 time steps, bdcats reads a STRIDED selection
   noncontig  contiguous and noncontiguous buffer tiles of the map's D1, --verify
+  replay     a generated 4-rank trace (gen_inputs.replay_trace: a header by
+             rank 0, interleaved blocks through a strided view, every rank
+             reading the header): each rank writes its captured rank's bytes,
+             reads what it read, and the file is read back (--calls plan)
 
 A combination the library or strategy cannot express must exit 2 with one
 "error:" line naming why; it is recorded as "not expressible" with that
@@ -37,11 +41,11 @@ import subprocess
 import pytest
 
 from conftest import BUILD_DIR, IOKERNELS, iok, tool
-from gen_inputs import e3sm_map, gcrm_inputs
+from gen_inputs import TRACE_BLOCK, TRACE_BLOCKS, TRACE_HEADER, e3sm_map, gcrm_inputs, replay_trace
 
 NRANKS = 4
 TIMEOUT = 300
-KERNELS = ["e3sm", "s3d", "gcrm", "vpic", "bdcats", "noncontig"]
+KERNELS = ["e3sm", "s3d", "gcrm", "vpic", "bdcats", "noncontig", "replay"]
 MATRIX_MD = BUILD_DIR / "matrix.md"
 
 
@@ -75,6 +79,7 @@ def inputs(tmp_path_factory):
     return {
         "map": e3sm_map(tool("e3sm_mapgen"), d / "f_map.nc", ncol=64, nlev=4, nprocs=NRANKS),
         "gcrm": gcrm_inputs(d / "gcrm"),
+        "trace": replay_trace(d / "trace.json", nranks=NRANKS),
     }
 
 
@@ -199,6 +204,18 @@ def run_noncontig(d, inputs, backend, strategy):
               "--decomp", "D1", "--verify")
 
 
+def run_replay(d, inputs, backend, strategy):
+    out = d / "replayed"
+    out.mkdir()
+    p = run_stack(d, "replay", backend, strategy, "-o", out, inputs["trace"])
+    if (backend, strategy) == ("mpiio", "canonical"):  # raw layout: the captured file's size and offsets
+        files = list(out.glob("replay0_matrix*"))
+        size = TRACE_HEADER + NRANKS * TRACE_BLOCKS * TRACE_BLOCK
+        if len(files) != 1 or files[0].stat().st_size != size:
+            raise Failed(f"want one replayed file of {size} bytes, have "
+                         f"{[(f.name, f.stat().st_size) for f in files]}\n$ {_cmdline(p)}")
+
+
 RUNNERS = {
     "e3sm": run_e3sm,
     "s3d": run_s3d,
@@ -206,6 +223,7 @@ RUNNERS = {
     "vpic": run_vpic,
     "bdcats": run_bdcats,
     "noncontig": run_noncontig,
+    "replay": run_replay,
 }
 
 

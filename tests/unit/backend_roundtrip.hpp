@@ -1,22 +1,21 @@
 #pragma once
-// A small file every library backend must round-trip: fixed and record
-// variables of every type, a scalar, a 3-D variable, text and numeric
-// attributes, and selections whose blocks are not in file order (so a backend
-// that ignores buffer-vs-file order fails).  Used by the HDF5, NetCDF-4 and
-// ADIOS2 backend tests.  Files go to the test's scratch directory, or to
-// $IOK_TEST_OUTDIR when set (the integration test inspects them with
-// h5dump/ncdump/bpls).
+// The one round-trip fixture of the Backend contract: a Case (a file
+// description, each variable's selection on this rank and the value of every
+// element) is written through a backend, read back through it, and compared
+// element by element.  The cases: library_roundtrip_case.hpp (the HDF5,
+// NetCDF-4 and ADIOS2 tests, one rank) and pnc_mpiio_roundtrip.hpp (the
+// PnetCDF and MPI-IO tests, also run under `mpiexec -n 4`).
 #include <gtest/gtest.h>
 #include <mpi.h>
-#include <unistd.h>
 
-#include <cmath>
+#include <algorithm>
 #include <cstdint>
-#include <cstdlib>
+#include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backends/backend.hpp"
@@ -26,74 +25,25 @@
 
 namespace iok_test {
 
-using iok::Attr;
-using iok::DType;
-using iok::FileSpec;
-using iok::Selection;
+inline int rank() { int r = 0; MPI_Comm_rank(MPI_COMM_WORLD, &r); return r; }
+inline int nprocs() { int n = 1; MPI_Comm_size(MPI_COMM_WORLD, &n); return n; }
 
+// Files go to the test's scratch directory (one name agreed by all ranks), or
+// to $IOK_TEST_OUTDIR when set: the integration tests inspect them with the
+// libraries' own tools.
 inline std::string output_dir() { return scratch_dir(MPI_COMM_WORLD); }
 
-constexpr int kRecords = 2;
-constexpr std::uint64_t kLev = 3, kCol = 12, kChars = 8;
-
 struct Case {
-    FileSpec spec;
-    std::vector<Selection> sel;  // per variable
+    iok::FileSpec spec;
+    std::vector<iok::Selection> sel;  // this rank's selection, per variable
+    int records = 1;                  // records written of each record variable
+    // The value of element `flat` (row-major index in the variable) of
+    // (variable, record); record 0 for fixed-size variables.
+    double (*value)(int var, int rec, std::int64_t flat, iok::DType t) = nullptr;
+    bool flush_each_record = false;   // else one flush after the last record
+
+    bool is_rec(std::size_t v) const { return spec.vars[v].is_record(spec); }
 };
-
-inline Case make_case(const std::string& path) {
-    Case c;
-    FileSpec& f = c.spec;
-    f.path = path;
-    f.label = "test";
-    f.dims = {{"time", 0, true}, {"lev", kLev, false}, {"ncol", kCol, false}, {"nchars", kChars, false}};
-    f.global_attrs = {Attr::Text("title", "iokernels backend round trip"),
-                      Attr::Number("version", DType::Int, {3}),
-                      Attr::Number("scale", DType::Double, {0.5, 2.0})};
-    auto var = [&](std::string name, DType t, std::vector<int> dims, std::vector<Attr> attrs, Selection s) {
-        iok::VarSpec v;
-        v.name = std::move(name);
-        v.type = t;
-        v.dims = std::move(dims);
-        v.attrs = std::move(attrs);
-        f.vars.push_back(v);
-        c.sel.push_back(std::move(s));
-    };
-    // Blocks deliberately out of file order.
-    Selection area({kCol});
-    for (auto [s, n] : {std::pair<int, int>{6, 3}, {0, 4}, {9, 3}, {4, 2}}) {
-        std::int64_t st = s, ct = n;
-        area.add_block(&st, &ct);
-    }
-    // Multi-row blocks side by side: file order interleaves their rows.
-    Selection t3({kLev, kCol});
-    {
-        std::int64_t s1[] = {0, 6}, c1[] = {3, 6}, s2[] = {0, 0}, c2[] = {2, 6}, s3[] = {2, 0}, c3[] = {1, 6};
-        t3.add_block(s1, c1);
-        t3.add_block(s2, c2);
-        t3.add_block(s3, c3);
-    }
-    var("lev", DType::Double, {1}, {Attr::Text("units", "hPa"), Attr::Number("valid_range", DType::Float, {0, 1000})},
-        Selection::whole({kLev}));
-    var("area", DType::Double, {2}, {Attr::Text("long_name", "cell area")}, area);
-    var("P0", DType::Double, {}, {Attr::Text("units", "Pa")}, Selection::whole({}));
-    var("name", DType::Char, {3}, {}, Selection::whole({kChars}));
-    var("mask", DType::Byte, {2}, {}, Selection::whole({kCol}));
-    var("ilev", DType::Short, {1}, {}, Selection::whole({kLev}));
-    var("gid", DType::Int64, {2}, {}, Selection::from_runs({kCol}, {{8, 4}, {0, 8}}));
-    var("time", DType::Double, {0}, {Attr::Text("units", "days since 2000-01-01")}, Selection::whole({}));
-    var("T", DType::Float, {0, 1, 2}, {Attr::Text("units", "K"), Attr::Number("_FillValue", DType::Float, {1e20})}, t3);
-    var("PS", DType::Double, {0, 2}, {}, Selection::from_runs({kCol}, {{0, 5}, {5, 7}}));
-    var("nsteps", DType::Int, {0}, {}, Selection::whole({}));
-    return c;
-}
-
-// Deterministic element value for (variable, record, flat index).
-inline double value_of(int var, int rec, std::int64_t flat, DType t) {
-    if (t == DType::Char) return 'a' + (flat + var + rec) % 26;
-    if (t == DType::Byte) return (var * 7 + rec * 3 + flat) % 100 - 50;
-    return var * 1000.0 + rec * 100.0 + static_cast<double>(flat) + (t == DType::Float || t == DType::Double ? 0.25 : 0);
-}
 
 template <class T>
 void store(std::vector<char>& b, std::size_t i, double v) {
@@ -101,88 +51,114 @@ void store(std::vector<char>& b, std::size_t i, double v) {
     std::memcpy(b.data() + i * sizeof(T), &x, sizeof(T));
 }
 
+// The packed buffer of this rank's elements of (var, rec), in block order.
 inline std::vector<char> expected(const Case& c, int var, int rec) {
-    const Selection& s = c.sel[var];
-    const DType t = c.spec.vars[var].type;
+    const iok::Selection& s = c.sel[static_cast<std::size_t>(var)];
+    const iok::DType t = c.spec.vars[static_cast<std::size_t>(var)].type;
     std::vector<char> b(std::max<std::uint64_t>(s.elements(), 1) * iok::dtype_size(t));
     std::size_t i = 0;
     s.for_each_run([&](std::int64_t off, std::int64_t len) {
         for (std::int64_t k = 0; k < len; ++k, ++i) {
-            double v = value_of(var, rec, off + k, t);
+            const double v = c.value(var, rec, off + k, t);
             switch (t) {
-                case DType::Char: store<char>(b, i, v); break;
-                case DType::Byte: store<signed char>(b, i, v); break;
-                case DType::Short: store<short>(b, i, v); break;
-                case DType::Int: store<int>(b, i, v); break;
-                case DType::Int64: store<std::int64_t>(b, i, v); break;
-                case DType::Float: store<float>(b, i, v); break;
-                case DType::Double: store<double>(b, i, v); break;
+                case iok::DType::Char: store<char>(b, i, v); break;
+                case iok::DType::Byte: store<signed char>(b, i, v); break;
+                case iok::DType::Short: store<short>(b, i, v); break;
+                case iok::DType::Int: store<int>(b, i, v); break;
+                case iok::DType::Int64: store<std::int64_t>(b, i, v); break;
+                case iok::DType::Float: store<float>(b, i, v); break;
+                case iok::DType::Double: store<double>(b, i, v); break;
             }
         }
     });
     return b;
 }
 
-// Returns the file\'s statistics after close.
+// Fixed-size variables first, then every record; with flush_each_record
+// false one flush at the very end, so several records' requests are pending
+// at once (the record index of shared start arrays changes under them).
 // `hints` (if any) is called on the file after define, before any put.
+// Returns the file's statistics after close.
 inline iok::BackendStats write_case(iok::Backend& be, const Case& c,
                                     const std::function<void(iok::File&)>& hints = {}) {
     const std::unique_ptr<iok::File> f = be.create(c.spec.path, c.spec, MPI_COMM_WORLD);
     f->define(c.spec);
     if (hints) hints(*f);
     std::vector<std::vector<char>> keep;  // buffers live until flush
-    for (int r = 0; r < kRecords; ++r) {
-        for (std::size_t v = 0; v < c.spec.vars.size(); ++v) {
-            const bool rec = c.spec.vars[v].is_record(c.spec);
-            if (!rec && r > 0) continue;
-            keep.push_back(expected(c, static_cast<int>(v), rec ? r : 0));
-            f->put(static_cast<int>(v), c.sel[v], rec ? r : -1, keep.back().data());
+    for (std::size_t v = 0; v < c.spec.vars.size(); ++v)
+        if (!c.is_rec(v)) {
+            keep.push_back(expected(c, static_cast<int>(v), 0));
+            f->put(static_cast<int>(v), c.sel[v], -1, keep.back().data());
         }
-        f->flush();
-        keep.clear();
+    for (int r = 0; r < c.records; ++r) {
+        for (std::size_t v = 0; v < c.spec.vars.size(); ++v)
+            if (c.is_rec(v)) {
+                keep.push_back(expected(c, static_cast<int>(v), r));
+                f->put(static_cast<int>(v), c.sel[v], r, keep.back().data());
+            }
+        if (c.flush_each_record) {
+            f->flush();
+            keep.clear();
+        }
     }
+    f->flush();
     f->close();
     return f->stats();
 }
 
-// Reads everything back through the backend; returns the number of elements
-// (over all variables and records) that differ from what was written.
+// Reads everything back through the backend; returns the number of elements,
+// summed over all ranks, that differ from what was written.
 inline std::uint64_t read_mismatches(iok::Backend& be, const Case& c, iok::BackendStats* stats = nullptr) {
     const std::unique_ptr<iok::File> f = be.open(c.spec.path, c.spec, MPI_COMM_WORLD);
-    std::vector<std::vector<char>> got;
+    std::vector<std::vector<char>> got;  // moving a vector keeps its buffer: get() may fill it later
     std::vector<std::pair<int, int>> which;
-    for (int r = 0; r < kRecords; ++r)
+    for (int r = 0; r < c.records; ++r)
         for (std::size_t v = 0; v < c.spec.vars.size(); ++v) {
-            const bool rec = c.spec.vars[v].is_record(c.spec);
-            if (!rec && r > 0) continue;
-            auto want = expected(c, static_cast<int>(v), rec ? r : 0);
-            got.emplace_back(want.size(), '\x7f');
-            which.emplace_back(static_cast<int>(v), rec ? r : 0);
+            if (!c.is_rec(v) && r > 0) continue;
+            got.emplace_back(expected(c, static_cast<int>(v), r).size(), '\x7f');
+            which.emplace_back(static_cast<int>(v), r);
+            f->get(static_cast<int>(v), c.sel[v], c.is_rec(v) ? r : -1, got.back().data());
         }
-    for (std::size_t i = 0; i < got.size(); ++i) {
-        auto [v, r] = which[i];
-        f->get(v, c.sel[v], c.spec.vars[v].is_record(c.spec) ? r : -1, got[i].data());
-    }
     f->flush();
     f->close();
     if (stats) *stats = f->stats();
     std::uint64_t bad = 0;
     for (std::size_t i = 0; i < got.size(); ++i) {
-        auto [v, r] = which[i];
-        auto want = expected(c, v, r);
-        const std::size_t es = iok::dtype_size(c.spec.vars[v].type);
-        for (std::size_t e = 0; e < c.sel[v].elements(); ++e)
+        const auto [v, r] = which[i];
+        const std::vector<char> want = expected(c, v, r);
+        const std::size_t es = iok::dtype_size(c.spec.vars[static_cast<std::size_t>(v)].type);
+        for (std::size_t e = 0; e < c.sel[static_cast<std::size_t>(v)].elements(); ++e)
             if (std::memcmp(want.data() + e * es, got[i].data() + e * es, es) != 0) ++bad;
     }
-    return bad;
+    std::uint64_t total = 0;
+    MPI_Allreduce(&bad, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    return total;
 }
 
+// User bytes this rank puts in write_case.
 inline std::uint64_t expected_bytes(const Case& c) {
     std::uint64_t n = 0;
     for (std::size_t v = 0; v < c.spec.vars.size(); ++v)
         n += c.sel[v].elements() * iok::dtype_size(c.spec.vars[v].type) *
-             (c.spec.vars[v].is_record(c.spec) ? kRecords : 1);
+             static_cast<std::uint64_t>(c.is_rec(v) ? c.records : 1);
     return n;
+}
+
+// Flips one byte of a file (rank 0), so a read-back comparison must fail.
+// Every rank learns whether it worked before asserting: an ASSERT on rank 0
+// alone would return before the barrier and leave the others waiting.
+inline void corrupt_byte(const std::string& path, std::uint64_t offset) {
+    int ok = 1;
+    if (rank() == 0) {
+        FILE* f = std::fopen(path.c_str(), "r+b");
+        ok = f && std::fseek(f, static_cast<long>(offset), SEEK_SET) == 0;
+        int ch = ok ? std::fgetc(f) : EOF;
+        ok = ok && ch != EOF && std::fseek(f, static_cast<long>(offset), SEEK_SET) == 0 &&
+             std::fputc(ch ^ 0x5a, f) != EOF;
+        if (f) ok = (std::fclose(f) == 0) && ok;
+    }
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    ASSERT_TRUE(ok) << "cannot change byte " << offset << " of " << path;
 }
 
 }  // namespace iok_test

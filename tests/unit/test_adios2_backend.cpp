@@ -4,11 +4,12 @@
 #ifdef IOK_HAVE_ADIOS2
 #include <adios2.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
-#include "backend_roundtrip.hpp"
 #include "core/error.hpp"
+#include "library_roundtrip_case.hpp"
 
 namespace {
 

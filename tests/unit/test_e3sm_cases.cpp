@@ -369,7 +369,7 @@ INSTANTIATE_TEST_SUITE_P(
                       {"nlim_m", "o2_decomp_depth_unsat", "plim_m"}},
         ListingExpect{"i_h1", kI, {"levgrnd", "levlak", "levdcmp", "time", "mcdate", "mcsec"},
                       {"nlim_m", "o2_decomp_depth_unsat", "plim_m"}}),
-    [](const auto& info) { return std::string(info.param.stem); });
+    [](const auto& p) { return std::string(p.param.stem); });
 
 // An order list that names an unknown variable, names one twice, puts two
 // names on a line or leaves variables out is rejected, naming the list and line.

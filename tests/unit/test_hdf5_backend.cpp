@@ -10,9 +10,9 @@
 #include <cstdio>
 #include <numeric>
 
-#include "backend_roundtrip.hpp"
 #include "backends/hdf5_common.hpp"
 #include "core/error.hpp"
+#include "library_roundtrip_case.hpp"
 
 namespace {
 

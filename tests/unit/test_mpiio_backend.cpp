@@ -2,8 +2,9 @@
 // canonical layout byte for byte, the selection->datatype conversion (order,
 // overlap, >2 GiB splitting), error messages, and a corrupted byte caught.
 #include <climits>
-#include <tuple>
+#include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #include "backends/mpiio_datatypes.hpp"
 #include "backends/raw_layout.hpp"
@@ -71,9 +72,9 @@ TEST_P(MpiioRoundTrip, WritesTheRawLayoutAndReadsItBack) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, MpiioRoundTrip, ::testing::Combine(::testing::Bool(), ::testing::Bool()),
-                         [](const auto& info) {
-                             return std::string(std::get<0>(info.param) ? "collective" : "independent") +
-                                    (std::get<1>(info.param) ? "_aggregated" : "");
+                         [](const auto& p) {
+                             return std::string(std::get<0>(p.param) ? "collective" : "independent") +
+                                    (std::get<1>(p.param) ? "_aggregated" : "");
                          });
 
 TEST(MpiioBackend, AggregatedBatchWithTheSameVariableTwice) {

@@ -3,8 +3,8 @@
 #ifdef IOK_HAVE_NETCDF4
 #include <netcdf.h>
 
-#include "backend_roundtrip.hpp"
 #include "core/error.hpp"
+#include "library_roundtrip_case.hpp"
 
 namespace {
 

@@ -108,6 +108,6 @@ std::vector<std::tuple<std::string, std::string>> every_stack() {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryBackendAndStrategy, OpenFiles, ::testing::ValuesIn(every_stack()),
-                         [](const auto& info) { return std::get<0>(info.param) + "_" + std::get<1>(info.param); });
+                         [](const auto& p) { return std::get<0>(p.param) + "_" + std::get<1>(p.param); });
 
 }  // namespace

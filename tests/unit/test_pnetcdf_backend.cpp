@@ -48,14 +48,15 @@ TEST_P(PnetcdfRoundTrip, WritesAndReadsBackEveryElement) {
 
 INSTANTIATE_TEST_SUITE_P(Apis, PnetcdfRoundTrip,
                          ::testing::Combine(::testing::Values("varn", "blocking", "vard"), ::testing::Bool()),
-                         [](const auto& info) {
-                             return std::get<0>(info.param) + (std::get<1>(info.param) ? "_coll" : "_indep");
+                         [](const auto& p) {
+                             return std::get<0>(p.param) + (std::get<1>(p.param) ? "_coll" : "_indep");
                          });
 
 TEST(PnetcdfBackend, VarnFlushingEveryRecord) {
     Case c = make_case(out_dir() + "/pnetcdf_varn_perrecord.nc");
     auto w = make("varn", true);
-    write_case(*w, c, /*flush_each_record=*/true);
+    c.flush_each_record = true;
+    write_case(*w, c);
     auto r = make("varn", true);
     EXPECT_EQ(read_mismatches(*r, c), 0u);
 }

@@ -114,7 +114,7 @@ TEST(RecordGaps, FirstMismatchIsGivenAsNumbers) {
     r.read(1, 2);
     FileOutcome out = r.close();
     if (out.hints != MPI_INFO_NULL) MPI_Info_free(&out.hints);
-    EXPECT_EQ(out.mismatches, 2 * kFloats);
+    EXPECT_EQ(out.mismatches, 2u);  // the runner stops at the first wrong element of each request: one per variable
     EXPECT_EQ(out.first_at.var, 0);
     EXPECT_EQ(out.first_at.record, 1);
     EXPECT_EQ(out.first_at.element, 0u);

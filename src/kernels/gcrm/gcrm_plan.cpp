@@ -321,7 +321,7 @@ std::string time_stamp(double seconds) {
     days %= 365;
     int month = 0;
     while (days >= mdays[month]) days -= mdays[month++];
-    char buf[32];
+    char buf[128];  // room for the widest long in every field (-Wformat-truncation counts it)
     std::snprintf(buf, sizeof buf, "%04ld%02d%02ld_%02ld%02ld%02ld", year, month + 1, days + 1, rem / 3600,
                   (rem / 60) % 60, rem % 60);
     return buf;

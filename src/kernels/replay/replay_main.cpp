@@ -5,8 +5,8 @@
 // kernel's, so any backend and strategy, timings, verification and JSON work
 // as usual.  With -a mpiio (the default) the replayed file has the captured
 // file's size and written offsets.  --calls recorded re-issues the
-// application's own MPI-IO calls instead (replay_recorded.hpp), as a step of
-// the kernel's own calls between the plan's preparation and read-back.
+// application's own MPI-IO calls instead, re-issued one by one by the MPI-IO
+// backend (replay_recorded.hpp), between the plan's preparation and read-back.
 // --dry-run prints the trace summary.
 #include <mpi.h>
 
@@ -222,28 +222,11 @@ void Replay::recorded_file(Driver& d, int index, const std::string& path, StepGr
         pj["role"] = "prepare";
         g.steps.emplace_back(StepKind::Write, pplan, path, PathUse::Output, pj);
     }
-    Step calls(StepKind::Own, nullptr, path, prepare ? PathUse::Written : PathUse::Output);
-    calls.own_calls = [this, f, index, path, prepared_all, about](Driver& drv) {
-        RecordedSetup s;
-        s.trace = &trace_;
-        s.file = &trace_.files[static_cast<std::size_t>(index)];
-        s.captured = &f;
-        s.index = index;
-        s.path = path;
-        s.prepared = prepared_all;
-        s.extra_hints = drv.config().hints;
-        s.library = drv.library_label();
-        s.reads = opt_.reads;
-        RecordedOutcome out = replay_recorded(drv.comm(), s);
-        std::vector<Step::Own> done;
-        for (auto* o : {out.any_write ? &out.write : nullptr, out.any_read ? &out.read : nullptr}) {
-            if (!o) continue;
-            nlohmann::json j = about;
-            j["role"] = o == &out.write ? "write" : "read";
-            done.push_back({std::move(*o), j});
-        }
-        return done;
-    };
+    nlohmann::json cj = about;
+    cj["label"] = "file" + std::to_string(index);
+    Step calls(StepKind::Calls, nullptr, path, prepare ? PathUse::Written : PathUse::Output, cj);
+    calls.calls = recorded_calls(trace_, tf, rank);
+    calls.call_data = recorded_data(trace_, tf, index, prepared_all, opt_.reads);
     g.steps.push_back(std::move(calls));
     if (!d.options().verify) return;
     // Every byte written (the preparation's and the sequence's), each by

@@ -171,11 +171,11 @@ void print_summary(const json& s, const std::string& source) {
             const json& pr = d["per_rank"];
             const auto mmm = [&](const char* k, bool bytes) {
                 const json& x = pr[k];
-                const auto f = [&](const json& v) {
+                const auto show = [&](const json& v) {
                     return bytes ? format_bytes(v.get<double>())
                                  : with_commas(static_cast<std::uint64_t>(v.get<double>() + 0.5));
                 };
-                return "max " + f(x["max"]) + ", min " + f(x["min"]) + ", mean " + f(x["mean"]);
+                return "max " + show(x["max"]) + ", min " + show(x["min"]) + ", mean " + show(x["mean"]);
             };
             rep.line(W + " requests per rank", mmm("requests", false));
             rep.line(W + " bytes per rank", mmm("bytes", true));

@@ -8,41 +8,17 @@
 #include <string>
 #include <vector>
 
+#include "model/recorded_calls.hpp"
 #include "model/selection.hpp"
 
 namespace iok::replay {
 
-// Access flags as the capture library writes them.
-enum : std::uint32_t {
-    kWrite = 1, kCollective = 2, kExplicit = 4, kShared = 8, kOrdered = 16,
-    kNonblocking = 32, kSplit = 64, kMemNoncontig = 128,
-};
-
-struct TraceShape {           // one filetype instance, flattened
-    std::vector<Run> runs;    // byte runs relative to the first
-    std::int64_t size = 0, extent = 0;
-    std::vector<std::int64_t> data_before;  // data bytes before run i
-    bool contiguous() const { return runs.size() == 1 && runs[0].length == extent; }
-};
-
-struct TraceOp {  // `count` accesses of a strided series (count 1: one access)
-    std::uint32_t flags = 0;
-    int shape = 0;
-    std::int64_t disp = 0, voff = 0, bytes = 0, count = 1, dstep = 0, vstep = 0;
-    // Version 2: set_view calls on the session before the first access (since
-    // the previous access) and between consecutive accesses.  Version 1: 0.
-    std::int64_t views = 0, view_step = 0;
-    double t_first = 0, t_end = 0, busy = 0;
-};
-
-struct TraceSession {  // one open..close of a file on one rank
-    int rank = 0;
-    int amode = 0, comm_size = 1, comm_rank = 0;
-    std::map<std::string, std::string> hints;
-    double open = 0, close = -1;
-    std::int64_t set_views = 0, unknown_views = 0;
-    std::vector<TraceOp> ops;
-};
+// The flags, shapes, series and sessions of a trace are the model's
+// recorded calls (model/recorded_calls.hpp): the backend that re-issues them
+// reads the same structures.
+using iok::TraceOp;
+using iok::TraceSession;
+using iok::TraceShape;
 
 struct TraceFile {
     std::string name;
@@ -73,8 +49,6 @@ std::vector<Run> subtract_runs(const std::vector<Run>& a, const std::vector<Run>
 std::int64_t run_bytes(const std::vector<Run>& r);
 
 // --- implementation of the template --------------------------------------
-void map_view_bytes(const TraceShape& s, std::int64_t disp, std::int64_t voff, std::int64_t bytes,
-                    std::vector<Run>& out);
 
 template <class F>
 void for_each_access_run(const Trace& t, int rank, const TraceOp& op, F&& fn) {
