@@ -110,6 +110,10 @@ function(iok_install_everything)
   file(RELATIVE_PATH IOK_SUITE_PYTHONDIR "/root/${CMAKE_INSTALL_BINDIR}" "/root/${IOK_INSTALL_DATADIR}/python")
   configure_file(${PROJECT_SOURCE_DIR}/cmake/iokernels-suite.in ${PROJECT_BINARY_DIR}/iokernels-suite @ONLY)
   install(PROGRAMS ${PROJECT_BINARY_DIR}/iokernels-suite DESTINATION ${CMAKE_INSTALL_BINDIR})
+  # The Darshan converter (docs/darshan.md): beside the programs, the package relative to it.
+  set(IOK_DARSHAN_PYTHONDIR "${IOK_SUITE_PYTHONDIR}")
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/iokernels-darshan.in ${PROJECT_BINARY_DIR}/install/iokernels-darshan @ONLY)
+  install(PROGRAMS ${PROJECT_BINARY_DIR}/install/iokernels-darshan DESTINATION ${CMAKE_INSTALL_BINDIR})
 
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/iokernels/suites/
     DESTINATION ${IOK_INSTALL_DATADIR}/suites FILES_MATCHING PATTERN "*.toml")

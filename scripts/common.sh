@@ -44,7 +44,7 @@ IOK_PACKAGES=("${IOK_PACKAGES_DEMO[@]}" "${IOK_PACKAGES_TEST[@]}")
 # that sees the distribution's packages (numpy, h5py, netCDF4, adios2, pytest):
 # the python.lint test's ruff and mypy.  Inside the root when there is one.
 IOK_VENV="${IOK_VENV:-/opt/iokernels-venv}"
-IOK_PIP_PACKAGES=(ruff==0.17.6 mypy==2.4.1)
+IOK_PIP_PACKAGES=(ruff==0.17.6 mypy==2.4.1 darshan==3.5.0)
 
 # True when the host itself has the libraries we need in its archive
 # (Debian >= 13, Ubuntu >= 24.04).

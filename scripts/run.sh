@@ -41,6 +41,14 @@ mount --rbind /sys "$ROOT/sys"
 mount --rbind /dev "$ROOT/dev"
 mkdir -p "$ROOT$PARENT"
 mount --rbind "$PARENT" "$ROOT$PARENT"
+# ../shared may be a symlink out of PARENT (worktrees): its target too
+if [[ -L "$PARENT/shared" ]]; then
+    TARGET="$(readlink -f "$PARENT/shared")"
+    if [[ -d "$TARGET" && "$TARGET" != "$PARENT"* ]]; then
+        mkdir -p "$ROOT$TARGET"
+        mount --rbind "$TARGET" "$ROOT$TARGET"
+    fi
+fi
 [[ "$CWD" == "$PARENT"* ]] || CWD="$PARENT"
 exec chroot "$ROOT" /usr/bin/env -C "$CWD" PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"
 INNER

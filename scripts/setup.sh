@@ -16,7 +16,7 @@
 # later run; scripts/run.sh executes commands inside it.
 #
 # Python tools that Debian does not package (ruff; mypy at one version with
-# it) go into the virtual environment $IOK_VENV (/opt/iokernels-venv, inside
+# it; PyDarshan, which reads Darshan logs for `iokernels replay LOG.darshan`) go into the virtual environment $IOK_VENV (/opt/iokernels-venv, inside
 # the root), which also sees the distribution's Python packages.
 #
 # Quiet: one line per stage with its time; apt's output goes to $IOK_LOG
@@ -78,8 +78,38 @@ python_venv() {
     { [[ -x "$ROOT$IOK_VENV/bin/python" ]] || "${run[@]}" python3 -m venv --system-site-packages "$IOK_VENV"; } &&
         "${run[@]}" "${pipenv[@]}" "$IOK_VENV/bin/python" -m pip install --disable-pip-version-check \
             "${IOK_PIP_PACKAGES[@]}" &&
+        darshan_util "${run[@]}" "${pipenv[@]}" &&
         echo "${IOK_PIP_PACKAGES[*]}" > "$ROOT$IOK_VENV/.iokernels-stamp"
 }
+
+# PyDarshan's wheels bundle libdarshan-util (darshan.libs/), but only for the
+# Python versions its release was built for (3.5.0: up to 3.12); on a newer
+# Python pip builds the pure-Python part from the sdist, which cannot read
+# a log.  The library does not depend on the Python version (PyDarshan loads
+# it with cffi's dlopen), so it is taken from the newest wheel PyPI has.
+darshan_util() {  # darshan_util [run-prefix...]
+    local py="$IOK_VENV/bin/python"
+    "$@" "$py" -c 'import darshan' 2>/dev/null && return 0
+    local ver
+    ver=$(printf '%s\n' "${IOK_PIP_PACKAGES[@]}" | sed -n 's/^darshan==//p')
+    echo "PyDarshan $ver has no wheel for this Python: taking libdarshan-util from its cp312 wheel"
+    "$@" "$py" - "$ver" <<'PY'
+import glob, os, subprocess, sys, sysconfig, tempfile, zipfile
+ver = sys.argv[1]
+with tempfile.TemporaryDirectory() as d:
+    subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
+                    "--python-version", "3.12", "--platform", "manylinux2014_x86_64", "-d", d,
+                    f"darshan=={ver}"], check=True)
+    whl = glob.glob(os.path.join(d, "darshan-*.whl"))[0]
+    site = sysconfig.get_paths()["purelib"]
+    with zipfile.ZipFile(whl) as z:
+        for n in z.namelist():
+            if n.startswith("darshan.libs/") and not n.endswith("/"):
+                z.extract(n, site)
+PY
+    "$@" "$py" -c 'import darshan' || { echo "PyDarshan still cannot load libdarshan-util" >&2; return 1; }
+}
+
 
 need_root() { [[ $(id -u) -eq 0 ]] || iok_fail setup "$1 needs root: run this as root (sudo)"; }
 

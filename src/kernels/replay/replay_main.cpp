@@ -22,6 +22,7 @@
 #include "core/error.hpp"
 #include "core/output_files.hpp"
 #include "driver/kernel.hpp"
+#include "kernels/replay/darshan_input.hpp"
 #include "kernels/replay/replay_plan.hpp"
 #include "kernels/replay/replay_recorded.hpp"
 #include "kernels/replay/replay_summary.hpp"
@@ -36,6 +37,8 @@ struct Options {
     bool reads = true;
     std::string calls = "plan";      // plan | recorded
     std::vector<std::string> only;  // substrings of captured file names
+    int log_ranks = 0;              // a Darshan log: its processes folded onto this many (0: its own)
+    double log_scale = 1;           // a Darshan log: its accesses divided by this
 
     bool selected(const std::string& name) const {
         if (only.empty()) return true;
@@ -74,6 +77,7 @@ public:
 
 private:
     bool recorded() const { return opt_.calls == "recorded"; }
+    void print_darshan(bool table) const;
     void plan_file(Driver& d, const CapturedFile& f, int index, const std::string& path, bool prepare, StepGroup& g);
     void recorded_file(Driver& d, int index, const std::string& path, StepGroup& g);
 
@@ -84,10 +88,22 @@ private:
     bool collective_ = false;
     std::vector<TextReport> reports_;
     std::uint64_t written_ = 0, read_ = 0;
+    nlohmann::json darshan_;  // rank 0: the converter's report when the input is a Darshan log
 };
 
 void Replay::add_options(CLI::App& app, DriverDefaults& defaults) {
-    app.add_option("trace", opt_.trace, "trace file written by libiok_capture.so")->required();
+    app.add_option("trace", opt_.trace,
+                   "trace file written by libiok_capture.so, or a Darshan log (format 3.x, recognised by its "
+                   "header: converted by iokernels-darshan, docs/darshan.md)")
+        ->required();
+    app.add_option("--ranks", opt_.log_ranks,
+                   "Darshan log: fold its processes onto N ranks (0: the log's own count)")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    app.add_option("--scale", opt_.log_scale,
+                   "Darshan log: keep 1/F of each series of accesses (sizes kept, bytes divided by ~F)")
+        ->check(CLI::Range(1.0, 1e12))
+        ->capture_default_str();
     app.add_option("-o,--dir", opt_.dir, "directory of the replayed files (must exist)")->capture_default_str();
     app.add_flag("--reads,!--no-reads", opt_.reads,
                  "also replay the captured reads (of bytes some rank wrote; a file only read is written first)")
@@ -116,9 +132,25 @@ void Replay::configure(Driver& d) {
         d.check(!c.independent, "--independent changes the calls, which --calls recorded takes from the trace",
                 "drop --independent, or use --calls plan");
     }
-    const std::string text = read_text_collective(opt_.trace, d.comm(), "give the trace libiok_capture.so wrote "
-                                                                        "(IOK_CAPTURE_TRACE names it)");
-    collective_step(d.comm(), [&] { trace_ = parse_trace(text, opt_.trace); });
+    const bool darshan = is_darshan_log(opt_.trace, d.comm());
+    d.check(darshan || (opt_.log_ranks == 0 && opt_.log_scale == 1), "--ranks and --scale apply to a Darshan log",
+            "for a capture trace, launch the ranks you want (the bytes are redistributed)");
+    const std::string text = darshan ? darshan_trace(opt_.trace, opt_.log_ranks, opt_.log_scale, d.comm())
+                                     : read_text_collective(opt_.trace, d.comm(),
+                                                            "give the trace libiok_capture.so wrote "
+                                                            "(IOK_CAPTURE_TRACE names it)");
+    collective_step(d.comm(), [&] {
+        const auto first = text.find_first_not_of(" \t\r\n");
+        try {
+            trace_ = parse_trace(text, opt_.trace);
+        } catch (const Error& e) {
+            // not JSON at all: perhaps meant as a Darshan log
+            if (darshan || first == std::string::npos || text[first] == '{') throw;
+            throw Error(std::string(e.what()) + "; nor is it a Darshan log (no Darshan header)",
+                        "give a Darshan log (format 3.x) or the trace libiok_capture.so wrote");
+        }
+        if (darshan && d.rank() == 0) darshan_ = nlohmann::json::parse(text).value("darshan", nlohmann::json::object());
+    });
 }
 
 // The trace's own summary: what the application asked of the file system.
@@ -126,7 +158,11 @@ void Replay::dry_run(Driver& d) {
     collective_step(d.comm(), [&] {
         if (d.rank() != 0) return;
         nlohmann::json s = summarize_trace(trace_);
-        if (!d.options().quiet) print_summary(s, opt_.trace);
+        if (!d.options().quiet) {
+            print_darshan(true);
+            print_summary(s, opt_.trace);
+        }
+        if (!darshan_.empty()) d.result().params()["darshan"] = darshan_;
         for (auto& f : s["files"]) d.result().add_file(f);
         d.result().params().update({{"trace", opt_.trace}, {"dry_run", true}, {"captured_ranks", trace_.nranks},
                                     {"captured_program", trace_.program}});
@@ -245,11 +281,31 @@ void Replay::recorded_file(Driver& d, int index, const std::string& path, StepGr
     g.steps.emplace_back(StepKind::Read, vplan, path, PathUse::Written, vj);
 }
 
+// The converter's summary (what was exact, synthesized, scaled), with
+// `table` the per-file log-vs-plan counters and the diagnosis.
+void Replay::print_darshan(bool table) const {
+    if (darshan_.empty()) return;
+    auto lines = [&](const char* key) {
+        for (const auto& l : darshan_.value(key, nlohmann::json::array()))
+            if (l.is_string()) std::printf("%s\n", l.get<std::string>().c_str());
+    };
+    lines("summary");
+    if (table) {
+        std::printf("Log counters beside the replay plan's (at the log's own size):\n");
+        lines("table_text");
+    }
+    std::printf("Diagnosis (! = worth acting on):\n");
+    lines("diagnosis_text");
+    std::printf("\n");
+}
+
 void Replay::report(Driver& d, const std::vector<StepOutcome>&, const std::vector<GroupOutcome>&) {
     const CommonOptions& c = d.options();
     if (d.rank() == 0) {
-        if (!c.quiet)
+        if (!c.quiet) {
+            print_darshan(false);
             for (const auto& t : reports_) t.print();
+        }
         TextReport t;
         t.section("iokernels replay");
         t.line("Trace", opt_.trace + " (" + std::to_string(trace_.nranks) + " captured rank(s), " +
@@ -270,6 +326,12 @@ void Replay::report(Driver& d, const std::vector<StepOutcome>&, const std::vecto
     d.result().params().update({{"trace", opt_.trace}, {"captured_ranks", trace_.nranks},
                                 {"captured_program", trace_.program}, {"replay_reads", opt_.reads},
                                 {"calls", opt_.calls}});
+    if (!darshan_.empty()) {
+        nlohmann::json dj = darshan_;
+        dj.erase("table_text");
+        dj.erase("diagnosis_text");
+        d.result().params()["darshan"] = dj;
+    }
 }
 
 }  // namespace

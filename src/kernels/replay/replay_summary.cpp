@@ -33,10 +33,16 @@ struct Side {  // one direction (write or read) of one file
     std::int64_t requests = 0, bytes = 0, collective = 0, mem_noncontig = 0, file_contig = 0, file_runs = 0;
     std::int64_t explicit_ = 0, individual = 0, shared = 0, ordered = 0, nonblocking = 0, split = 0;
     std::map<int, std::int64_t> hist;
-    std::vector<std::int64_t> rank_requests, rank_bytes;
-    std::vector<double> rank_busy;
+    // Per rank, only the ranks that opened the file (the others count as 0):
+    // a file-per-process job of P ranks has P files, each opened by one rank.
+    struct Tally {
+        std::int64_t requests = 0, bytes = 0;
+        double busy = 0;
+    };
+    int nranks;
+    std::map<int, Tally> ranks;
 
-    explicit Side(int nranks) : rank_requests(nranks, 0), rank_bytes(nranks, 0), rank_busy(nranks, 0.0) {}
+    explicit Side(int n) : nranks(n) {}
 
     json to_json() const {
         json j;
@@ -53,17 +59,26 @@ struct Side {  // one direction (write or read) of one file
         for (const auto& [b, n] : hist) h.push_back({{"bucket", bucket_label(b)}, {"min_bytes", b < 0 ? 0 : std::int64_t{1} << b}, {"requests", n}});
         j["size_histogram"] = h;
         std::int64_t active = 0;
-        for (auto n : rank_requests) active += n > 0;
-        const auto mm = [](const auto& v) {
-            json o;
-            o["max"] = *std::max_element(v.begin(), v.end());
-            o["min"] = *std::min_element(v.begin(), v.end());
+        for (const auto& [rk, t] : ranks) active += t.requests > 0;
+        const bool absent = static_cast<int>(ranks.size()) < nranks;  // ranks that never opened it: zeros
+        const auto mm = [&](auto get) {
+            using V = decltype(get(Tally{}));
+            V mx = absent ? V{} : get(ranks.begin()->second), mn = mx;
             double s = 0;
-            for (auto x : v) s += static_cast<double>(x);
-            o["mean"] = s / static_cast<double>(v.size());
+            for (const auto& [rk, t] : ranks) {
+                mx = std::max(mx, get(t));
+                mn = std::min(mn, get(t));
+                s += static_cast<double>(get(t));
+            }
+            json o;
+            o["max"] = mx;
+            o["min"] = mn;
+            o["mean"] = s / static_cast<double>(nranks);
             return o;
         };
-        j["per_rank"] = {{"requests", mm(rank_requests)}, {"bytes", mm(rank_bytes)}, {"busy_seconds", mm(rank_busy)},
+        j["per_rank"] = {{"requests", mm([](const Tally& t) { return t.requests; })},
+                         {"bytes", mm([](const Tally& t) { return t.bytes; })},
+                         {"busy_seconds", mm([](const Tally& t) { return t.busy; })},
                          {"active_ranks", active}};
         return j;
     }
@@ -88,12 +103,12 @@ json summarize_trace(const Trace& t) {
                 for (const auto& [k, v] : s.hints) hints[k] = v;
             for (const TraceOp& op : s.ops) {
                 Side& d = op.flags & kWrite ? w : r;
-                const std::size_t rk = static_cast<std::size_t>(s.rank);
                 d.requests += op.count;
                 d.bytes += op.bytes * op.count;
-                d.rank_requests[rk] += op.count;
-                d.rank_bytes[rk] += op.bytes * op.count;
-                d.rank_busy[rk] += op.busy;
+                Side::Tally& tr = d.ranks[s.rank];
+                tr.requests += op.count;
+                tr.bytes += op.bytes * op.count;
+                tr.busy += op.busy;
                 d.hist[bucket_of(op.bytes)] += op.count;
                 if (op.flags & kCollective) d.collective += op.count;
                 if (op.flags & kMemNoncontig) d.mem_noncontig += op.count;

@@ -1,0 +1,229 @@
+"""`iokernels replay LOG.darshan` (docs/darshan.md): the logs PyDarshan
+ships (no outside data) and the real logs of ../shared/datasets/darshan
+(skipped without it): the dry-run table of log counters beside the replay
+plan's with exact counts and bytes, scaled 4-rank runs that verify their
+data, each bad input refused in one line on every rank with nothing
+written."""
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import BUILD_DIR, SHARED, assert_all_ranks_fail, iok, load_json
+
+CONVERTER = BUILD_DIR / "src" / "iokernels-darshan"
+DARSHAN = SHARED / "datasets" / "darshan"
+
+
+def converter_python():
+    return CONVERTER.read_text().splitlines()[0][2:].strip()
+
+
+@pytest.fixture(scope="module")
+def examples():
+    """PyDarshan's own example logs (installed with it by scripts/setup.sh)."""
+    if not CONVERTER.exists():
+        pytest.fail(f"{CONVERTER} is not built", pytrace=False)
+    p = subprocess.run([converter_python(), "-c", "import os, darshan.examples.example_logs as e; "
+                        "print(os.path.dirname(e.__file__))"], capture_output=True, text=True)
+    assert p.returncode == 0, f"PyDarshan is not installed for {converter_python()} (scripts/setup.sh): {p.stderr}"
+    return Path(p.stdout.strip())
+
+
+def table(log, *extra):
+    p = subprocess.run([str(CONVERTER), "table", str(log), "--json", *extra], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+def rows(tab):
+    return {(f["file"], r["counter"]): r for f in tab for r in f["rows"]}
+
+
+def assert_exact(tab):
+    """Every compared counter of every file agrees (fractions within 5 points)."""
+    bad = [(f["file"], r) for f in tab for r in f["rows"] if not r["ok"]]
+    assert not bad, bad
+
+
+def dry_run(log, tmp_path, *extra):
+    out = tmp_path / "dry.json"
+    p = iok(1, "replay", "--dry-run", "--json", out, *extra, log)
+    return p, load_json(out)
+
+
+# --- logs PyDarshan ships -------------------------------------------------
+
+def test_example_log_table_is_exact(examples):
+    tab = table(examples / "example.darshan")
+    assert_exact(tab)
+    assert tab and all(f["mode"] == "synthesized" for f in tab)
+
+
+def test_example_log_dry_run_prints_table_and_diagnosis(examples, tmp_path):
+    p, res = dry_run(examples / "example.darshan", tmp_path)
+    assert "Log counters beside the replay plan's" in p.stdout and "Diagnosis" in p.stdout
+    d = res["params"]["darshan"]
+    assert d["nprocs"] == res["params"]["captured_ranks"]
+    assert {x["finding"] for x in d["diagnosis"]} >= {"small_requests", "random_access"}
+    assert not list(tmp_path.glob("replay*"))
+
+
+def test_example_log_replays_verified_on_4_ranks(examples, tmp_path):
+    out = tmp_path / "r.json"
+    # a 2048-process job writing 2 TiB (VPIC-IO through HDF5): 1/16384 of its accesses on 4 ranks
+    iok(4, "replay", "-o", tmp_path, "--ranks", "4", "--scale", "16384", "--json", out, examples / "example.darshan")
+    res = load_json(out)
+    assert res["summary"]["verification_mismatches"] == 0
+    assert any(f["role"] == "verify" for f in res["files"])
+    assert res["params"]["darshan"]["replay_ranks"] == 4 and res["params"]["darshan"]["scaled"]
+
+
+def test_lustre_log_names_stripe(examples, tmp_path):
+    p, res = dry_run(examples / "sample-badost.darshan", tmp_path)
+    found = [x for x in res["params"]["darshan"]["diagnosis"] if x["finding"] == "lustre_stripe"]
+    assert found and all(x["figures"]["stripe_size"] > 0 for x in found)
+
+
+# --- bad input ------------------------------------------------------------
+
+def refused(log, tmp_path, *fragments):
+    out = tmp_path / "out"
+    out.mkdir()
+    p = iok(2, "replay", "-o", out, log, check=False)
+    assert_all_ranks_fail(p, *fragments)
+    assert not list(out.iterdir()), "nothing is written"
+
+
+def test_not_a_log(tmp_path):
+    f = tmp_path / "notes.darshan"
+    f.write_text("not a darshan log, just text with a .darshan name\n")
+    refused(f, tmp_path, "is not valid JSON", "nor is it a Darshan log")   # no Darshan header
+
+
+def test_binary_not_a_log_by_header(tmp_path, examples):
+    f = tmp_path / "x.darshan"
+    f.write_bytes(b"3.41\0\0\0\0" + b"\1" * 64)     # a version string, but no magic number
+    refused(f, tmp_path, "nor is it a Darshan log (no Darshan header)")
+
+
+def test_truncated_log(examples, tmp_path):
+    b = (examples / "example.darshan").read_bytes()
+    f = tmp_path / "cut.darshan"
+    f.write_bytes(b[:len(b) - 100])
+    refused(f, tmp_path, "is truncated")
+
+
+def test_version_pydarshan_cannot_read(examples, tmp_path):
+    b = bytearray((examples / "example.darshan").read_bytes())
+    b[0:4] = b"2.06"
+    f = tmp_path / "old.darshan"
+    f.write_bytes(bytes(b))
+    refused(f, tmp_path, "format version '2.06'", "3.x")
+
+
+def test_log_without_io(examples, tmp_path):
+    refused(examples / "noposix.darshan", tmp_path, "records no I/O")
+
+
+def test_non_mpi_log(examples, tmp_path):
+    refused(examples / "dxt.darshan", tmp_path, "non-MPI program")
+
+
+def test_ranks_and_scale_refused_for_a_trace(tmp_path):
+    t = tmp_path / "t.json"
+    t.write_text(json.dumps({"format": "iokernels-trace", "version": 2, "nranks": 1,
+                             "ranks": [{"rank": 0, "shapes": [{"size": 1, "extent": 1, "runs": [0, 1, 0, 1]}],
+                                        "sessions": []}]}))
+    p = iok(2, "replay", "--ranks", "2", t, check=False)
+    assert_all_ranks_fail(p, "--ranks and --scale apply to a Darshan log")
+
+
+# --- the real logs of ../shared ---------------------------------------------
+
+REPLAYABLE = ["mpi-io-test-x86_64-3.1.6", "mpi-io-test-ppc64-3.1.6", "mpi-io-test-x86_64-3.2.1",
+              "mpi-io-test-x86_64-3.4.7", "mpi-io-test-x86_64-3.5.0", "mpi-io-test", "partial_data_dxt",
+              "hdf5_diagonal_write_1_byte_dxt", "hdf5_diagonal_write_bytes_range_dxt",
+              "hdf5_diagonal_write_half_flush_dxt", "runtime_and_dxt_heatmaps_diagonal_write_only",
+              "treddy_h5d_no_h5f"]
+
+
+@pytest.fixture
+def real(shared):
+    if not DARSHAN.is_dir():
+        pytest.skip(f"needs {DARSHAN}")
+    return DARSHAN
+
+
+@pytest.mark.parametrize("name", [n for n in REPLAYABLE if n.startswith("mpi-io-test")])
+def test_mpi_io_test_table_exact(real, tmp_path, name):
+    """mpi-io-test: 4 ranks, 4 independent 16 MiB writes and 4 reads of one shared file."""
+    p, res = dry_run(real / f"{name}.darshan", tmp_path)
+    d = res["params"]["darshan"]
+    assert d["nprocs"] == 4 and len(d["files"]) == 1
+    assert d["files"][0]["mode"] == ("exact" if "3.1.6" in name else "synthesized")
+    tab = d["table"]
+    assert_exact(tab)
+    r = {x["counter"]: x for x in tab[0]["rows"]}
+    assert r["MPIIO_INDEP_WRITES"]["log"] == r["MPIIO_INDEP_WRITES"]["plan"] == 4
+    assert r["MPIIO_INDEP_READS"]["plan"] == 4
+    assert r["MPIIO_BYTES_WRITTEN"]["plan"] == r["MPIIO_BYTES_READ"]["plan"] == 67108864
+    assert r["MPIIO opens"]["plan"] == 8
+
+
+def test_partial_dxt_replays_what_was_traced(real, tmp_path):
+    p, res = dry_run(real / "partial_data_dxt.darshan", tmp_path)
+    d = res["params"]["darshan"]
+    assert d["files"][0]["mode"] == "partial"
+    r = {x["counter"]: x for x in d["table"][0]["rows"]}
+    assert r["MPIIO_INDEP_READS"]["log"] == 1000000 and r["MPIIO_INDEP_READS"]["plan"] == 65529
+    assert any("65529 of 1000000" in n for n in d["files"][0]["notes"])
+
+
+@pytest.mark.parametrize("name", [n for n in REPLAYABLE if not n.startswith(("mpi-io-test", "partial"))])
+def test_posix_logs_table_exact(real, tmp_path, name):
+    p, res = dry_run(real / f"{name}.darshan", tmp_path)
+    d = res["params"]["darshan"]
+    assert_exact(d["table"])
+    assert any(f["mode"] == "exact" for f in d["files"])   # DXT_POSIX
+
+
+@pytest.mark.parametrize("name", REPLAYABLE)
+def test_scaled_4_rank_run_verifies(real, tmp_path, name):
+    out = tmp_path / "r.json"
+    iok(4, "replay", "-o", tmp_path, "--ranks", "4", "--scale", "16" if "partial" in name else "1",
+        "--json", out, real / f"{name}.darshan")
+    res = load_json(out)
+    assert res["summary"]["verification_mismatches"] == 0
+    assert res["params"]["darshan"]["replay_ranks"] == 4
+
+
+def test_recorded_calls_of_a_dxt_log(real, tmp_path):
+    out = tmp_path / "r.json"
+    iok(4, "replay", "-o", tmp_path, "--calls", "recorded", "--json", out, real / "mpi-io-test-x86_64-3.1.6.darshan")
+    res = load_json(out)
+    assert res["summary"]["verification_mismatches"] == 0
+    assert res["params"]["calls"] == "recorded"
+
+
+def test_empty_log(real, tmp_path):
+    refused(real / "empty_log.darshan", tmp_path, "records no I/O")
+
+
+def test_anonymised_non_mpi_log(real, tmp_path):
+    refused(real / "nonmpi_dxt_anonymized.darshan", tmp_path, "non-MPI program", "anonymised file names")
+
+
+def test_advise_reports_fastest_verified(real, tmp_path):
+    """advise: every configuration measured and verified; the fastest named
+    with its speed-up over the job's own calls and the flags to use."""
+    p = subprocess.run([str(CONVERTER), "advise", str(real / "mpi-io-test-x86_64-3.4.7.darshan"), "--ranks", "4",
+                        "--scale", "4", "--repeats", "1", "--json"], capture_output=True, text=True, timeout=900)
+    assert p.returncode == 0, p.stderr
+    res = json.loads(p.stdout)
+    assert all(c["times_s"] and not c["failed"] for c in res["configs"]), res["configs"]
+    assert any("striping_factor" in c["hints"] for c in res["configs"])      # the log has a LUSTRE record
+    b = res["best"]
+    assert b["speedup"] == pytest.approx(b["baseline_median_s"] / b["median_s"])
+    assert b["median_s"] == min(c["median_s"] for c in res["configs"])
