@@ -125,12 +125,13 @@ def ctest_tests():
 
 def check_two_commands(clone):
     """cheaper: `scripts/iok demo` and `scripts/iok test` themselves set up,
-    build and run for minutes (the from-nothing run is measured by hand:
-    a fresh clone with IOK_SYSROOT pointing at an empty directory).  Here: both commands exist in `scripts/iok --help`, the
-    set-up finds the stack in place within seconds (the README's "second time
-    ... within seconds"), the demo's own run (scripts/demo.sh, what `demo`
-    runs after building) gives the F case on 16 ranks read back and verified,
-    and the test command's tiers exist (ctest lists the tests and a quick label)."""
+    build and run for minutes (the from-nothing run is measured by hand: a
+    fresh clone with IOK_SYSROOT pointing at an empty directory).  Here: both
+    commands exist in `scripts/iok --help`, the set-up finds the stack in
+    place within seconds (the README's "second time ... within seconds"), the
+    demo's own run (scripts/demo.sh, what `demo` runs after building) gives
+    the F case on 16 ranks read back and verified, and the test command's
+    tiers exist (ctest lists the tests and a quick label)."""
     h = sh(clone, "scripts/iok --help").stdout
     for c in ("demo", "test", "test --quick", "sanitize"):
         assert f"scripts/iok {c}" in h, h
