@@ -291,7 +291,8 @@ CHECKS = {  # (document, the block's first line starts with) -> check
         check_covered_by("test_darshan.py", "example.darshan", '"--dry-run"', '"--ranks"', '"--scale"'),
     ("darshan.md", "# what the log says, per file"):
         check_covered_by("test_darshan.py", '"--dry-run"', '"--ranks"', '"--scale"', '"--calls", "recorded"'),
-    ("darshan.md", "scripts/run.sh build/src/iokernels-darshan advise"): check_covered_by("test_darshan.py", '"advise"'),
+    ("darshan.md", "scripts/run.sh build/src/iokernels-darshan advise"):
+        check_covered_by("test_darshan.py", '"advise"'),
     ("hardening.md", "$ mpiexec -n 4 iokernels vpic"): check_size_refusal,
     ("install.md", "module load openmpi"): check_covered_by("test_install.py", "--install", "--prefix"),
     ("install.md", "module use"): check_covered_by("test_install.py", "module use", "load iokernels"),
