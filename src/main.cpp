@@ -8,8 +8,8 @@
 
 #include "backends/io_stack.hpp"
 #include "core/build_info.hpp"
-#include "driver/kernel.hpp"
 #include "core/mpi_layer.hpp"
+#include "driver/kernel.hpp"
 
 static void usage(FILE* out) {
     std::fprintf(out,
@@ -19,12 +19,13 @@ static void usage(FILE* out) {
                  IOK_VERSION);
     for (const auto& k : iok::registered_kernels())
         std::fprintf(out, "  %-10s %s\n", k.name.c_str(), k.description.c_str());
-    std::fprintf(out,
-                 "\nother commands:\n"
-                 "  backends [--json]  every backend and strategy of this build: capabilities, --param keys, defaults\n"
-                 "\nglobal options (before the kernel name):\n"
-                 "  --io-layer romio|ompio   choose OpenMPI's MPI-IO layer (default: OpenMPI's own choice)\n"
-                 "  --version                print the version, the install prefix and the libraries built with, and exit\n");
+    std::fprintf(
+        out,
+        "\nother commands:\n"
+        "  backends [--json]  every backend and strategy of this build: capabilities, --param keys, defaults\n"
+        "\nglobal options (before the kernel name):\n"
+        "  --io-layer romio|ompio   choose OpenMPI's MPI-IO layer (default: OpenMPI's own choice)\n"
+        "  --version                print the version, the install prefix and the libraries built with, and exit\n");
 }
 
 int main(int argc, char** argv) {
@@ -33,22 +34,35 @@ int main(int argc, char** argv) {
     int first = 1;
     while (first < argc && argv[first][0] == '-') {
         std::string a = argv[first];
-        if (a == "-h" || a == "--help") { usage(stdout); return 0; }
-        if (a == "--version") { std::fputs(iok::version_text().c_str(), stdout); return 0; }
+        if (a == "-h" || a == "--help") {
+            usage(stdout);
+            return 0;
+        }
+        if (a == "--version") {
+            std::fputs(iok::version_text().c_str(), stdout);
+            return 0;
+        }
         if (a == "--io-layer" && first + 1 < argc) {
             std::string err = iok::select_mpiio_layer(argv[first + 1]);
-            if (!err.empty()) { std::fprintf(stderr, "iokernels: error: %s\n", err.c_str()); return 2; }
+            if (!err.empty()) {
+                std::fprintf(stderr, "iokernels: error: %s\n", err.c_str());
+                return 2;
+            }
             first += 2;
             continue;
         }
         std::fprintf(stderr, "iokernels: error: unknown global option '%s'\n  hint: see iokernels --help\n", a.c_str());
         return 2;
     }
-    if (first >= argc) { usage(stderr); return 2; }
+    if (first >= argc) {
+        usage(stderr);
+        return 2;
+    }
     if (std::strcmp(argv[first], "backends") == 0) {
         const bool json = first + 1 < argc && std::strcmp(argv[first + 1], "--json") == 0;
         if (first + 1 < argc && !json) {
-            std::fprintf(stderr, "iokernels backends: error: unknown option '%s'\n  hint: iokernels backends [--json]\n",
+            std::fprintf(stderr,
+                         "iokernels backends: error: unknown option '%s'\n  hint: iokernels backends [--json]\n",
                          argv[first + 1]);
             return 2;
         }
@@ -64,7 +78,8 @@ int main(int argc, char** argv) {
     for (const auto& k : iok::registered_kernels())
         if (k.name == argv[first]) kernel = &k;
     if (!kernel) {
-        std::fprintf(stderr, "iokernels: error: unknown kernel '%s'\n  hint: iokernels --help lists the kernels\n", argv[first]);
+        std::fprintf(stderr, "iokernels: error: unknown kernel '%s'\n  hint: iokernels --help lists the kernels\n",
+                     argv[first]);
         return 2;
     }
     MPI_Init(&argc, &argv);

@@ -23,8 +23,8 @@
 // flush() runs PerformGets.
 #include <adios2.h>
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -57,8 +57,7 @@ public:
     ~Adios2File() override {
         try {
             if (engine_) engine_.Close();
-        } catch (...) {
-        }
+        } catch (...) {}
     }
 
     std::string library() const override { return version(); }
@@ -113,12 +112,14 @@ public:
                 using T = decltype(tag);
                 auto var = io_.InquireVariable<T>(v.name);
                 if (!var)
-                    throw Error("ADIOS2: variable '" + v.name + "' (" + dtype_name(v.type) + ") is not in '" + path_ + "'",
-                                "update a file written by the same kernel and options (bpls -la lists it)");
+                    throw Error(
+                        "ADIOS2: variable '" + v.name + "' (" + dtype_name(v.type) + ") is not in '" + path_ + "'",
+                        "update a file written by the same kernel and options (bpls -la lists it)");
                 const adios2::Dims have = var.Shape();
                 if (std::vector<std::uint64_t>(have.begin(), have.end()) != want)
-                    throw Error("ADIOS2: variable '" + v.name + "' in '" + path_ + "' has another shape than this run writes",
-                                "update a file with the sizes and rank count it was written with (bpls -la shows them)");
+                    throw Error(
+                        "ADIOS2: variable '" + v.name + "' in '" + path_ + "' has another shape than this run writes",
+                        "update a file with the sizes and rank count it was written with (bpls -la shows them)");
             });
         }
     }
@@ -173,8 +174,9 @@ public:
             dispatch(vs.type, [&](auto tag) {
                 using T = decltype(tag);
                 auto v = io_.InquireVariable<T>(vs.name);
-                if (!v) throw Error("ADIOS2: " + var_what(var) + " is not in the file",
-                                    "was the file written by the same kernel and case? (bpls -la lists it)");
+                if (!v)
+                    throw Error("ADIOS2: " + var_what(var) + " is not in the file",
+                                "was the file written by the same kernel and case? (bpls -la lists it)");
                 const std::size_t steps = v.Steps();
                 const std::size_t step = rec ? static_cast<std::size_t>(record) : 0;
                 if (step >= steps)
@@ -237,7 +239,8 @@ private:
         } catch (const std::exception& e) {
             throw Error("ADIOS2: " + what + " failed: " + plain_text(e.what()),
                         "check the path is reachable by all ranks and the adios.* parameters are valid "
-                        "for engine " + engine_type_ + " (bpls -la shows what a file holds)");
+                        "for engine " +
+                            engine_type_ + " (bpls -la shows what a file holds)");
         }
     }
 
@@ -274,8 +277,8 @@ private:
     // Steps only move forward: record r is step r.
     void goto_step(std::int64_t target, int var) {
         if (target < step_ || (target == step_ && !in_step_))
-            throw Error("ADIOS2: " + var_what(var) + " written for step " + std::to_string(target) +
-                            " after step " + std::to_string(step_) + " (ADIOS2 steps only advance)",
+            throw Error("ADIOS2: " + var_what(var) + " written for step " + std::to_string(target) + " after step " +
+                            std::to_string(step_) + " (ADIOS2 steps only advance)",
                         "write fixed variables before or with the first record, and records in order");
         while (step_ < target) {
             if (in_step_) engine_.EndStep();
@@ -306,9 +309,7 @@ private:
             throw Error("ADIOS2: variable index " + std::to_string(var) + " out of range in '" + path_ + "'");
         return spec_.vars[var];
     }
-    std::string var_what(int var) const {
-        return "variable '" + spec_.vars[var].name + "' in '" + path_ + "'";
-    }
+    std::string var_what(int var) const { return "variable '" + spec_.vars[var].name + "' in '" + path_ + "'"; }
 
     BackendConfig cfg_;
     FileSpec spec_;
@@ -318,7 +319,7 @@ private:
     adios2::IO io_;
     adios2::Engine engine_;
     bool reading_ = false;
-    std::int64_t step_ = -1;  // last step begun
+    std::int64_t step_ = -1;            // last step begun
     std::int64_t records_at_open_ = 0;  // steps the file held when opened (0 after create)
     bool in_step_ = false;
 };

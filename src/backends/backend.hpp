@@ -79,9 +79,9 @@ struct StructBuffer {
 };
 
 struct BackendStats {
-    std::uint64_t bytes_put = 0;        // user data bytes handed to put()
+    std::uint64_t bytes_put = 0;  // user data bytes handed to put()
     std::uint64_t bytes_get = 0;
-    std::uint64_t calls_put = 0;        // put()/get() calls (per rank)
+    std::uint64_t calls_put = 0;  // put()/get() calls (per rank)
     std::uint64_t calls_get = 0;
     std::uint64_t library_memory_hwm = 0;  // library's own malloc high-water, when reported; 0 = n/a
 };
@@ -216,7 +216,9 @@ template <class F>
 class LibraryBackend final : public Backend {
 public:
     LibraryBackend(std::string name, std::string extension, const BackendConfig& cfg)
-        : name_(std::move(name)), extension_(std::move(extension)), cfg_(cfg) {
+        : name_(std::move(name)),
+          extension_(std::move(extension)),
+          cfg_(cfg) {
         F validate_settings(cfg_);
     }
     std::string name() const override { return name_; }
@@ -234,9 +236,12 @@ public:
         static_cast<File&>(*f).bind(path, spec, access == Access::Update);
         return f;
     }
-    CallTally replay_calls(const std::string& path, MPI_Comm comm, const RecordedCalls& calls, CallData& data) override {
-        if constexpr (replays_calls<F>::value) return F::replay_calls(cfg_, path, comm, calls, data);
-        else return Backend::replay_calls(path, comm, calls, data);
+    CallTally replay_calls(const std::string& path, MPI_Comm comm, const RecordedCalls& calls,
+                           CallData& data) override {
+        if constexpr (replays_calls<F>::value)
+            return F::replay_calls(cfg_, path, comm, calls, data);
+        else
+            return Backend::replay_calls(path, comm, calls, data);
     }
 
 private:
@@ -299,12 +304,12 @@ std::unique_ptr<Backend> make_backend(const std::string& name, const BackendConf
 // Each backend source file registers itself at static-init time, so adding a
 // library never touches the core: IOK_REGISTER_BACKEND(ident, describe) with
 // `BackendInfo describe()`.
-#define IOK_REGISTER_BACKEND(ident, describe)                                    \
-    namespace {                                                                  \
-    const bool iok_backend_registered_##ident = [] {                             \
-        ::iok::register_backend(describe());                                     \
-        return true;                                                             \
-    }();                                                                         \
+#define IOK_REGISTER_BACKEND(ident, describe)        \
+    namespace {                                      \
+    const bool iok_backend_registered_##ident = [] { \
+        ::iok::register_backend(describe());         \
+        return true;                                 \
+    }();                                             \
     }
 
 }  // namespace iok

@@ -29,8 +29,7 @@ public:
             data = staged.data();
         }
         static const char dummy = 0;  // HDF5 rejects a null buffer even for empty selections
-        h5::check(H5Dwrite(tg.dset, tg.mem_type, *t.mem_space, *t.file_space, xfer_for(var),
-                           data ? data : &dummy),
+        h5::check(H5Dwrite(tg.dset, tg.mem_type, *t.mem_space, *t.file_space, xfer_for(var), data ? data : &dummy),
                   "writing " + what, "see the HDF5 message; with many ranks check the file system quota");
         return true;
     }
@@ -50,8 +49,7 @@ public:
             data = staged.data();
         }
         char dummy = 0;
-        h5::check(H5Dread(tg.dset, tg.mem_type, *t.mem_space, *t.file_space, dxpl_,
-                          data ? data : &dummy),
+        h5::check(H5Dread(tg.dset, tg.mem_type, *t.mem_space, *t.file_space, dxpl_, data ? data : &dummy),
                   "reading " + what, "check the file was written completely (h5dump -H)");
         if (t.permuted()) h5::scatter(t, dtype_size(type), staged.data(), buf);
     }
@@ -66,9 +64,9 @@ public:
     }
 
     void flush() override {
-        if (flush_ && file_.get() >= 0)
-            h5::check(H5Fflush(file_, H5F_SCOPE_LOCAL), "H5Fflush '" + path_ + "'");
+        if (flush_ && file_.get() >= 0) h5::check(H5Fflush(file_, H5F_SCOPE_LOCAL), "H5Fflush '" + path_ + "'");
     }
+
 private:
     bool flush_;  // hdf5.flush: H5Fflush at each flush
 
@@ -79,8 +77,9 @@ private:
         const int sole = sole_of(var);
         if (sole < 0 || sole == rank_ || xfer_for(var) == dxpl_.get()) return true;  // collective: everyone calls
         if (!sel.empty())
-            throw Error(var_what(var) + ": rank " + std::to_string(rank_) + " accesses elements of a variable that rank " +
-                            std::to_string(sole) + " was said to access alone",
+            throw Error(var_what(var) + ": rank " + std::to_string(rank_) +
+                            " accesses elements of a variable that rank " + std::to_string(sole) +
+                            " was said to access alone",
                         "internal: the plan's sole_rank does not match its selections");
         return false;
     }

@@ -45,8 +45,8 @@ namespace {
 // 10^5 blocks one by one is quadratic (6.4 s for 190k blocks here); OR-ing
 // groups of 64 and merging the groups pairwise (H5Scombine_select, a linear
 // merge) is O(n log n): 0.3 s.
-Handle union_of_blocks(hid_t extent, const Selection& sel, std::size_t first, std::size_t last,
-                       std::int64_t record, const std::string& what) {
+Handle union_of_blocks(hid_t extent, const Selection& sel, std::size_t first, std::size_t last, std::int64_t record,
+                       const std::string& what) {
     constexpr std::size_t kGroup = 64;
     const int nd = sel.ndims(), off = record >= 0 ? 1 : 0;
     if (last - first > kGroup) {
@@ -56,9 +56,9 @@ Handle union_of_blocks(hid_t extent, const Selection& sel, std::size_t first, st
         while (parts.size() > 1) {
             std::vector<Handle> next;
             for (std::size_t i = 0; i + 1 < parts.size(); i += 2)
-                next.emplace_back(check(H5Scombine_select(parts[i], H5S_SELECT_OR, parts[i + 1]),
-                                        "H5Scombine_select " + what),
-                                  H5Sclose);
+                next.emplace_back(
+                    check(H5Scombine_select(parts[i], H5S_SELECT_OR, parts[i + 1]), "H5Scombine_select " + what),
+                    H5Sclose);
             if (parts.size() % 2) next.push_back(std::move(parts.back()));
             parts.swap(next);
         }
@@ -78,8 +78,8 @@ Handle union_of_blocks(hid_t extent, const Selection& sel, std::size_t first, st
             start[d + off] = static_cast<hsize_t>(sel.start(b)[d]);
             count[d + off] = static_cast<hsize_t>(sel.count(b)[d]);
         }
-        check(H5Sselect_hyperslab(space, any ? H5S_SELECT_OR : H5S_SELECT_SET, start.data(), nullptr,
-                                  count.data(), nullptr),
+        check(H5Sselect_hyperslab(space, any ? H5S_SELECT_OR : H5S_SELECT_SET, start.data(), nullptr, count.data(),
+                                  nullptr),
               "H5Sselect_hyperslab " + what);
         any = true;
     }
@@ -133,9 +133,9 @@ std::uint64_t fingerprint(const Selection& sel) {
 
 Handle simple_space(const std::vector<hsize_t>& dims, const std::string& what) {
     if (dims.empty()) return Handle(check(H5Screate(H5S_SCALAR), "H5Screate " + what), H5Sclose);
-    return Handle(check(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
-                        "H5Screate_simple " + what),
-                  H5Sclose);
+    return Handle(
+        check(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), "H5Screate_simple " + what),
+        H5Sclose);
 }
 
 Handle memory_space(std::uint64_t elements, const std::string& what) {
@@ -242,8 +242,7 @@ Hdf5Base::Hdf5Base(const BackendConfig& cfg)
 Hdf5Base::~Hdf5Base() {
     try {
         if (file_.get() >= 0) close();
-    } catch (...) {
-    }
+    } catch (...) {}
 }
 
 BackendInfo describe_common() {
@@ -288,17 +287,16 @@ Handle Hdf5Base::make_fapl(MPI_Comm comm) const {
         hid_t vol = H5VLregister_connector_by_name("async", H5P_DEFAULT);
         if (vol < 0) {
             const std::string why = error_stack();
-            throw Error("HDF5 asynchronous I/O requested, but the async VOL connector could not be loaded (" +
-                            why + ")",
-                        "install hdf5-vol-async, set HDF5_PLUGIN_PATH to the directory of libh5async.so "
-                        "(it needs MPI_THREAD_MULTIPLE), or run synchronously");
+            throw Error(
+                "HDF5 asynchronous I/O requested, but the async VOL connector could not be loaded (" + why + ")",
+                "install hdf5-vol-async, set HDF5_PLUGIN_PATH to the directory of libh5async.so "
+                "(it needs MPI_THREAD_MULTIPLE), or run synchronously");
         }
         const herr_t rc = H5Pset_vol(fapl, vol, nullptr);
         H5VLclose(vol);
         check(rc, "H5Pset_vol(async)");
     }
-    if (libver_latest_)
-        check(H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST), "H5Pset_libver_bounds");
+    if (libver_latest_) check(H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST), "H5Pset_libver_bounds");
     return fapl;
 }
 
@@ -325,13 +323,11 @@ void Hdf5Base::create(const std::string& path, const FileSpec& spec, MPI_Comm co
     MPI_Comm_rank(comm, &rank_);
     sole_.clear();
     Handle fapl = make_fapl(comm);
-    file_ = Handle(check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl),
-                         "creating file '" + path + "'",
+    file_ = Handle(check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl), "creating file '" + path + "'",
                          "check that the directory exists and is writable by every rank"),
                    H5Fclose);
     dxpl_ = Handle(check(H5Pcreate(H5P_DATASET_XFER), "H5Pcreate(dxpl)"), H5Pclose);
-    check(H5Pset_dxpl_mpio(dxpl_, cfg_.collective ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT),
-          "H5Pset_dxpl_mpio");
+    check(H5Pset_dxpl_mpio(dxpl_, cfg_.collective ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT), "H5Pset_dxpl_mpio");
 }
 
 namespace {
@@ -342,8 +338,7 @@ void write_attr(hid_t obj, const Attr& a, const std::string& what) {
     hsize_t n = a.values.size();
     Handle space(check(H5Screate_simple(1, &n, nullptr), "H5Screate " + w), H5Sclose);
     Handle type = file_type(a.type);
-    Handle attr(check(H5Acreate2(obj, a.name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT),
-                      "creating " + w),
+    Handle attr(check(H5Acreate2(obj, a.name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT), "creating " + w),
                 H5Aclose);
     // HDF5 converts the doubles to the attribute's stored type.
     check(H5Awrite(attr, H5T_NATIVE_DOUBLE, a.values.data()), "writing " + w);
@@ -387,7 +382,10 @@ Handle make_dcpl(const VarSpec& var, const std::vector<hsize_t>& dims, bool reco
             return n;
         };
         for (std::size_t d = 1; d < chunk.size() && bytes() >= (hsize_t{1} << 32);) {
-            if (chunk[d] > 1) chunk[d] = (chunk[d] + 1) / 2; else ++d;
+            if (chunk[d] > 1)
+                chunk[d] = (chunk[d] + 1) / 2;
+            else
+                ++d;
         }
         check(H5Pset_chunk(dcpl, static_cast<int>(chunk.size()), chunk.data()), "H5Pset_chunk " + what);
     } else if (hint.deflate == 0) {
@@ -427,9 +425,7 @@ std::vector<int> compound_members(const FileSpec& spec, const std::string& name)
     return m;
 }
 
-std::string group_name(const FileSpec& spec, std::int64_t record) {
-    return spec.record_group + std::to_string(record);
-}
+std::string group_name(const FileSpec& spec, std::int64_t record) { return spec.record_group + std::to_string(record); }
 
 // For each variable `wanted(v)` selects: the object `make(v)` creates or
 // opens, made once per compound; later members reuse it (`reuse(object, v)`
@@ -522,9 +518,9 @@ int Hdf5Base::create_object(hid_t loc, int var, bool record_axis, const std::str
     } else {
         ftype = file_type(v.type);
     }
-    Handle ds(check(H5Dcreate2(loc, name.c_str(), ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT),
-                    "creating " + what + where),
-              H5Dclose);
+    Handle ds(
+        check(H5Dcreate2(loc, name.c_str(), ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), "creating " + what + where),
+        H5Dclose);
     if (v.compound.empty()) {
         for (const auto& a : v.attrs) write_attr(ds, a, what);
     } else {
@@ -554,10 +550,11 @@ int Hdf5Base::open_object(hid_t loc, int var, const std::string& where) {
     const VarSpec& v = spec_.vars[static_cast<std::size_t>(var)];
     const std::string what = var_what(var);
     const std::string name = v.compound.empty() ? v.name : v.compound;
-    Handle ds(check(H5Dopen2(loc, name.c_str(), H5P_DEFAULT), "opening " + what + where,
-                    "the file lacks this " + std::string(v.compound.empty() ? "dataset" : "compound dataset '" + name + "'") +
-                        "; was it written by the same kernel with the same layout?"),
-              H5Dclose);
+    Handle ds(
+        check(H5Dopen2(loc, name.c_str(), H5P_DEFAULT), "opening " + what + where,
+              "the file lacks this " + std::string(v.compound.empty() ? "dataset" : "compound dataset '" + name + "'") +
+                  "; was it written by the same kernel with the same layout?"),
+        H5Dclose);
     require_member(ds, var, where);
     if (v.compound.empty()) {
         // A dataset of a one-member compound named like the variable (h5bench
@@ -637,19 +634,20 @@ void Hdf5Base::open(const std::string& path, const FileSpec& spec, MPI_Comm comm
     sole_.clear();
     update_ = access == Access::Update;
     Handle fapl = make_fapl(comm);
-    file_ = Handle(check(H5Fopen(path.c_str(), update_ ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl), "opening file '" + path + "'",
-                         "check the file exists, is an HDF5 file, and was written by this kernel"),
-                   H5Fclose);
+    file_ = Handle(
+        check(H5Fopen(path.c_str(), update_ ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl), "opening file '" + path + "'",
+              "check the file exists, is an HDF5 file, and was written by this kernel"),
+        H5Fclose);
     dxpl_ = Handle(check(H5Pcreate(H5P_DATASET_XFER), "H5Pcreate(dxpl)"), H5Pclose);
-    check(H5Pset_dxpl_mpio(dxpl_, cfg_.collective ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT),
-          "H5Pset_dxpl_mpio");
+    check(H5Pset_dxpl_mpio(dxpl_, cfg_.collective ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT), "H5Pset_dxpl_mpio");
     objects_.clear();
     object_dims_.clear();
     groups_.clear();
     group_objects_.clear();
     stored_as_member_.assign(spec.vars.size(), false);
     auto check_member = [&](const std::string& where) {
-        return [this, where](int object, int v) { require_member(objects_[static_cast<std::size_t>(object)], v, where); };
+        return
+            [this, where](int object, int v) { require_member(objects_[static_cast<std::size_t>(object)], v, where); };
     };
     place_ = one_object_per_compound(
         spec, [&](int v) { return !grouped(v); }, [&](int v) { return open_object(file_, v, ""); }, check_member(""));
@@ -703,8 +701,7 @@ Hdf5Base::Target Hdf5Base::target(int var, std::int64_t record, bool writing) {
     const VarSpec& v = spec_.vars[static_cast<std::size_t>(var)];
     const hid_t mt = member(var) ? member_types_[static_cast<std::size_t>(var)].get() : mem_type(v.type);
     const bool rec = v.is_record(spec_);
-    if (rec && record < 0)
-        throw Error("HDF5: " + var_what(var) + " is a record variable but no record was given");
+    if (rec && record < 0) throw Error("HDF5: " + var_what(var) + " is a record variable but no record was given");
     if (grouped(var)) {
         if (writing)
             while (static_cast<std::int64_t>(group_objects_.size()) <= record)
@@ -732,7 +729,7 @@ Hdf5Base::Target Hdf5Base::target(int var, std::int64_t record, bool writing) {
 }
 
 std::vector<Hdf5Base::StructTransfer> Hdf5Base::struct_transfers(const StructBuffer& b, const Selection& sel,
-                                                                std::int64_t record, bool writing) {
+                                                                 std::int64_t record, bool writing) {
     std::vector<StructTransfer> out;
     if (b.vars.empty() || b.vars.size() != b.offsets.size()) return out;
     auto var_of = [&](int v) -> const VarSpec& { return spec_.vars[static_cast<std::size_t>(v)]; };

@@ -48,8 +48,7 @@ Transfer make_transfer(const std::vector<hsize_t>& dims, const Selection& sel, s
 // them for another record by copying and shifting the selection (~100x cheaper).
 class TransferCache {
 public:
-    Transfer get(const std::vector<hsize_t>& dims, const Selection& sel, std::int64_t record,
-                 const std::string& what);
+    Transfer get(const std::vector<hsize_t>& dims, const Selection& sel, std::int64_t record, const std::string& what);
     void clear() { entries_.clear(); }
 
 private:
@@ -117,7 +116,7 @@ protected:
     struct StructTransfer {
         int var;  // first field moved (for messages)
         hid_t dset;
-        hid_t mem_type;                      // owned by type_owner, or a native type
+        hid_t mem_type;  // owned by type_owner, or a native type
         std::shared_ptr<Handle> type_owner;
         std::shared_ptr<Handle> mem_space;
         std::shared_ptr<Handle> file_space;
@@ -166,14 +165,14 @@ private:
     void build_member_types();
     void ensure_record(int object, std::int64_t record, int var);
 
-    std::vector<Handle> objects_;                   // datasets (a compound one once)
-    std::vector<std::vector<hsize_t>> object_dims_; // their current extents
-    std::vector<Handle> groups_;                    // record groups, by record
-    std::vector<int> place_;                        // per variable: object, or -1 when grouped
-    std::vector<std::vector<int>> group_objects_;   // [record][var]: object in that record's group
-    std::vector<Handle> member_types_;              // per variable: one-member compound, or none
-    std::vector<bool> stored_as_member_;            // per variable: found as a one-member compound on open
-    bool update_ = false;                           // opened with Access::Update (H5F_ACC_RDWR)
+    std::vector<Handle> objects_;                    // datasets (a compound one once)
+    std::vector<std::vector<hsize_t>> object_dims_;  // their current extents
+    std::vector<Handle> groups_;                     // record groups, by record
+    std::vector<int> place_;                         // per variable: object, or -1 when grouped
+    std::vector<std::vector<int>> group_objects_;    // [record][var]: object in that record's group
+    std::vector<Handle> member_types_;               // per variable: one-member compound, or none
+    std::vector<bool> stored_as_member_;             // per variable: found as a one-member compound on open
+    bool update_ = false;                            // opened with Access::Update (H5F_ACC_RDWR)
     // Moved as a compound member: declared so (VarSpec::compound) or found so.
     bool member(int var) const;
 };

@@ -61,7 +61,7 @@ private:
         hid_t mem_type;  // idem (or a library type)
         h5::Transfer t;
         void* user;
-        std::vector<char> staged;  // file-ordered copy when the blocks are not
+        std::vector<char> staged;                // file-ordered copy when the blocks are not
         std::shared_ptr<h5::Handle> type_owner;  // array-of-structs memory type
     };
 
@@ -86,7 +86,8 @@ private:
 
     void enqueue(int var, const Selection& sel, std::int64_t record, void* buf, bool write) {
         Target tg = target(var, record, write);  // extends record datasets now (collective)
-        Pending p{var, write, tg.dset, tg.mem_type, transfers_.get(tg.dims, sel, tg.record, var_what(var)), buf, {}, {}};
+        Pending p{var, write, tg.dset, tg.mem_type, transfers_.get(tg.dims, sel, tg.record, var_what(var)),
+                  buf, {},    {}};
         const std::size_t elem = dtype_size(spec_.vars[var].type);
         if (p.t.permuted()) {
             p.staged.resize(p.t.elements * elem);
@@ -103,8 +104,7 @@ private:
         for (std::size_t i = begin; i < end; ++i) {
             Pending& p = queue_[i];
             if (p.write != write)
-                throw Error("hdf5_md: reads and writes queued before one flush",
-                            "flush() between writing and reading");
+                throw Error("hdf5_md: reads and writes queued before one flush", "flush() between writing and reading");
             ds.push_back(p.dset);
             mt.push_back(p.mem_type);
             ms.push_back(*p.t.mem_space);
@@ -122,8 +122,7 @@ private:
                       "H5Dread_multi of " + what, "try the `hdf5` backend to see which variable fails");
             for (std::size_t i = begin; i < end; ++i) {
                 Pending& p = queue_[i];
-                if (!p.staged.empty())
-                    h5::scatter(p.t, dtype_size(spec_.vars[p.var].type), p.staged.data(), p.user);
+                if (!p.staged.empty()) h5::scatter(p.t, dtype_size(spec_.vars[p.var].type), p.staged.data(), p.user);
             }
         }
     }

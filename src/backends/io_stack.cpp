@@ -46,7 +46,8 @@ namespace {
 std::string canonical_key(const std::string& key, const std::string& library, const std::string& strategy) {
     if (key.find('.') != std::string::npos) return key;
     if (key == "api" && library == "pnetcdf") return "pnetcdf.api";
-    if (key == "flush" && (library == "hdf5" || library == "hdf5_md" || library == "netcdf4")) return library + ".flush";
+    if (key == "flush" && (library == "hdf5" || library == "hdf5_md" || library == "netcdf4"))
+        return library + ".flush";
     if ((key == "sync" || key == "aggregate") && library == "mpiio") return "mpiio." + key;
     if (key == "aggregators") return "rearrange.aggregators";
     if (key == "subfiles" && (strategy == "blob" || strategy == "log")) return strategy + ".subfiles";
@@ -104,10 +105,14 @@ std::unique_ptr<Backend> make_io_stack(const std::string& library, const std::st
 namespace {
 
 nlohmann::json caps_json(const Capabilities& c) {
-    return {{"self_describing", c.self_describing}, {"nonblocking", c.nonblocking},
-            {"struct_memory", c.struct_memory},     {"compound_files", c.compound_files},
-            {"chunking", c.chunking},               {"alignment", c.alignment},
-            {"independent", c.independent},         {"aligns_objects", c.aligns_objects}};
+    return {{"self_describing", c.self_describing},
+            {"nonblocking", c.nonblocking},
+            {"struct_memory", c.struct_memory},
+            {"compound_files", c.compound_files},
+            {"chunking", c.chunking},
+            {"alignment", c.alignment},
+            {"independent", c.independent},
+            {"aligns_objects", c.aligns_objects}};
 }
 
 nlohmann::json options_json(const std::vector<OptionSpec>& table) {
@@ -171,10 +176,14 @@ std::string describe_io_stacks_text() {
         line("      " + b.description);
         std::string caps;
         const Capabilities& c = b.caps;
-        for (auto [on, name] : {std::pair{c.self_describing, "self-describing"}, {c.nonblocking, "nonblocking"},
-                                {c.struct_memory, "struct-memory"}, {c.compound_files, "compound-files"},
-                                {c.chunking, "chunking+compression"}, {c.alignment, "alignment"},
-                                {c.independent, "independent"}, {c.aligns_objects, "object-alignment"}})
+        for (auto [on, name] : {std::pair{c.self_describing, "self-describing"},
+                                {c.nonblocking, "nonblocking"},
+                                {c.struct_memory, "struct-memory"},
+                                {c.compound_files, "compound-files"},
+                                {c.chunking, "chunking+compression"},
+                                {c.alignment, "alignment"},
+                                {c.independent, "independent"},
+                                {c.aligns_objects, "object-alignment"}})
             if (on) caps += (caps.empty() ? "" : ", ") + std::string(name);
         line("      capabilities: " + (caps.empty() ? std::string("none") : caps));
         opt_lines(b.options);

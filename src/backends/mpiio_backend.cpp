@@ -31,9 +31,9 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
-#include <vector>
 #include <map>
 #include <tuple>
+#include <vector>
 
 #include "backends/backend.hpp"
 #include "backends/mpiio_calls.hpp"
@@ -48,7 +48,9 @@ namespace {
 class MpiioFile : public File {
 public:
     explicit MpiioFile(const BackendConfig& cfg)
-        : cfg_(cfg), sync_(cfg.flag("mpiio.sync")), aggregate_(cfg.flag("mpiio.aggregate")) {}
+        : cfg_(cfg),
+          sync_(cfg.flag("mpiio.sync")),
+          aggregate_(cfg.flag("mpiio.aggregate")) {}
     ~MpiioFile() override {
         if (fh_ != MPI_FILE_NULL) MPI_File_close(&fh_);  // only on an error path
     }
@@ -72,8 +74,8 @@ public:
         open_file(path, spec, comm, update ? MPI_MODE_RDWR : MPI_MODE_RDONLY, "open");
         fh_mode_write_ = update;
         if (update && spec_.record_dim() < 0 && layout_.file_bytes(0) != file_size_)
-            throw Error("mpiio: '" + path + "' has " + std::to_string(file_size_) + " bytes but the run's variables need " +
-                            std::to_string(layout_.file_bytes(0)),
+            throw Error("mpiio: '" + path + "' has " + std::to_string(file_size_) +
+                            " bytes but the run's variables need " + std::to_string(layout_.file_bytes(0)),
                         "update a file with the sizes it was written with (same kernel options and rank count)");
         if (update && spec_.record_dim() >= 0 &&
             (file_size_ < layout_.fixed_bytes ||
@@ -90,9 +92,10 @@ public:
     std::int64_t records() const override {
         if (fh_ == MPI_FILE_NULL || layout_.record_bytes == 0 || file_size_ < layout_.fixed_bytes) return -1;
         const std::uint64_t whole = (file_size_ - layout_.fixed_bytes) / layout_.record_bytes;
-        const std::uint64_t touched = written_end_ > layout_.fixed_bytes
-                                          ? (written_end_ - layout_.fixed_bytes + layout_.record_bytes - 1) / layout_.record_bytes
-                                          : 0;
+        const std::uint64_t touched =
+            written_end_ > layout_.fixed_bytes
+                ? (written_end_ - layout_.fixed_bytes + layout_.record_bytes - 1) / layout_.record_bytes
+                : 0;
         return static_cast<std::int64_t>(std::max(whole, touched));
     }
 
@@ -153,8 +156,8 @@ public:
 private:
     BackendConfig cfg_;
     MPI_Comm comm_ = MPI_COMM_NULL;  // the open file's communicator (the caller's)
-    bool sync_ = false;       // mpiio.sync
-    bool aggregate_ = false;  // mpiio.aggregate
+    bool sync_ = false;              // mpiio.sync
+    bool aggregate_ = false;         // mpiio.aggregate
     struct Pending {
         int var;
         std::int64_t record;
@@ -169,19 +172,19 @@ private:
     std::string path_;
     FileSpec spec_;
     RawLayout layout_;
-    std::uint64_t file_size_ = 0;  // at open
+    std::uint64_t file_size_ = 0;    // at open
     std::uint64_t written_end_ = 0;  // this rank's farthest byte written since (update: the file grows)
     std::string layer_;
     // (selection id, element size) -> datatypes
     std::map<std::tuple<std::uint64_t, std::size_t>, SelectionTypes> types_;
 
-    void open_file(const std::string& path, const FileSpec& spec, MPI_Comm comm, int amode,
-                   const std::string& verb) {
+    void open_file(const std::string& path, const FileSpec& spec, MPI_Comm comm, int amode, const std::string& verb) {
         if (fh_ != MPI_FILE_NULL) throw Error("mpiio: " + verb + " " + path + " while " + path_ + " is open");
         int rc = MPI_File_open(comm, path.c_str(), amode, cfg_.hints, &fh_);
         if (rc != MPI_SUCCESS) fh_ = MPI_FILE_NULL;
         check_mpi(rc, "MPI_File_open", verb + " " + path,
-                  verb == "create" ? "does the output directory exist?" : "check the path; was the file written by an mpiio run?");
+                  verb == "create" ? "does the output directory exist?"
+                                   : "check the path; was the file written by an mpiio run?");
         path_ = path;
         comm_ = comm;
         spec_ = spec.layout();  // the attributes are the file's once defined
@@ -206,8 +209,7 @@ private:
         const std::size_t esize = dtype_size(v.type);
         auto key = std::make_tuple(sel.id(), esize);
         auto it = types_.find(key);
-        if (it == types_.end())
-            it = types_.emplace(key, SelectionTypes::build(sel, esize, MPI_BYTE, 1)).first;
+        if (it == types_.end()) it = types_.emplace(key, SelectionTypes::build(sel, esize, MPI_BYTE, 1)).first;
         return it->second;
     }
 
@@ -225,7 +227,8 @@ private:
     // the same message (a rank that found it alone, after the read, failed
     // while the others waited in their next collective call).
     void check_end_everywhere(int var, std::int64_t record, const SelectionTypes& t) {
-        std::uint64_t mine[2] = {t.bytes() > 0 ? layout_.offset(var, record) + t.file_end() : 0, written_end_}, all[2] = {0, 0};
+        std::uint64_t mine[2] = {t.bytes() > 0 ? layout_.offset(var, record) + t.file_end() : 0, written_end_},
+                      all[2] = {0, 0};
         MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_MAX, comm_);
         file_size_ = std::max(file_size_, all[1]);  // what any rank wrote since open is there now
         if (all[0] > file_size_) throw short_file(var, record, all[0]);
@@ -269,7 +272,8 @@ private:
         // alike (the runner posts the same requests on every rank, empty ones
         // included, so no batch is empty on one rank only).
         const bool write = batch.empty() ? fh_mode_write_ : batch.front().write;
-        std::stable_sort(batch.begin(), batch.end(), [](const Pending& a, const Pending& b) { return a.disp < b.disp; });
+        std::stable_sort(batch.begin(), batch.end(),
+                         [](const Pending& a, const Pending& b) { return a.disp < b.disp; });
         std::vector<int> flens, mlens;
         std::vector<MPI_Aint> fdisps, mdisps;
         std::vector<MPI_Datatype> ftypes, mtypes;
@@ -343,8 +347,11 @@ private:
     }
 
     void check(int rc, const char* op, int var) const {
-        check_mpi(rc, op, std::string(std::strstr(op, "read") ? "read " : std::strstr(op, "write") ? "write " : "") +
-                              (var >= 0 ? "variable " + spec_.vars[var].name + " of " : std::string()) + path_);
+        check_mpi(rc, op,
+                  std::string(std::strstr(op, "read")    ? "read "
+                              : std::strstr(op, "write") ? "write "
+                                                         : "") +
+                      (var >= 0 ? "variable " + spec_.vars[var].name + " of " : std::string()) + path_);
     }
 };
 

@@ -64,7 +64,9 @@ private:
 // of bytes resized to the shape's extent (shape 0: MPI_BYTE).
 class ViewTypes {
 public:
-    explicit ViewTypes(const std::vector<TraceShape>& shapes) : shapes_(shapes), types_(shapes.size(), MPI_DATATYPE_NULL) {}
+    explicit ViewTypes(const std::vector<TraceShape>& shapes)
+        : shapes_(shapes),
+          types_(shapes.size(), MPI_DATATYPE_NULL) {}
     ~ViewTypes() {
         for (MPI_Datatype& t : types_)
             if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
@@ -99,7 +101,8 @@ private:
 // become explicit offsets (the recorded ones); the individual pointer is
 // moved there with MPI_File_seek first.  Nonblocking calls are waited for at
 // once, split collectives ended at once.  Returns the MPI error code.
-int issue(MPI_File fh, std::uint32_t flags, MPI_Offset off, void* buf, int count, MPI_Datatype type, std::int64_t& calls) {
+int issue(MPI_File fh, std::uint32_t flags, MPI_Offset off, void* buf, int count, MPI_Datatype type,
+          std::int64_t& calls) {
     const bool w = flags & kWrite, coll = flags & kCollective, expl = flags & (kExplicit | kShared);
     MPI_Status st;
     int rc = MPI_SUCCESS;
@@ -109,8 +112,11 @@ int issue(MPI_File fh, std::uint32_t flags, MPI_Offset off, void* buf, int count
     }
     ++calls;
     if (flags & kSplit) {
-        if (expl) rc = w ? MPI_File_write_at_all_begin(fh, off, buf, count, type) : MPI_File_read_at_all_begin(fh, off, buf, count, type);
-        else rc = w ? MPI_File_write_all_begin(fh, buf, count, type) : MPI_File_read_all_begin(fh, buf, count, type);
+        if (expl)
+            rc = w ? MPI_File_write_at_all_begin(fh, off, buf, count, type)
+                   : MPI_File_read_at_all_begin(fh, off, buf, count, type);
+        else
+            rc = w ? MPI_File_write_all_begin(fh, buf, count, type) : MPI_File_read_all_begin(fh, buf, count, type);
         if (rc != MPI_SUCCESS) return rc;
         ++calls;
         if (expl) return w ? MPI_File_write_at_all_end(fh, buf, &st) : MPI_File_read_at_all_end(fh, buf, &st);
@@ -119,18 +125,26 @@ int issue(MPI_File fh, std::uint32_t flags, MPI_Offset off, void* buf, int count
     if (flags & kNonblocking) {
         MPI_Request rq = MPI_REQUEST_NULL;
         if (expl) {
-            if (coll) rc = w ? MPI_File_iwrite_at_all(fh, off, buf, count, type, &rq) : MPI_File_iread_at_all(fh, off, buf, count, type, &rq);
-            else rc = w ? MPI_File_iwrite_at(fh, off, buf, count, type, &rq) : MPI_File_iread_at(fh, off, buf, count, type, &rq);
+            if (coll)
+                rc = w ? MPI_File_iwrite_at_all(fh, off, buf, count, type, &rq)
+                       : MPI_File_iread_at_all(fh, off, buf, count, type, &rq);
+            else
+                rc = w ? MPI_File_iwrite_at(fh, off, buf, count, type, &rq)
+                       : MPI_File_iread_at(fh, off, buf, count, type, &rq);
         } else {
-            if (coll) rc = w ? MPI_File_iwrite_all(fh, buf, count, type, &rq) : MPI_File_iread_all(fh, buf, count, type, &rq);
-            else rc = w ? MPI_File_iwrite(fh, buf, count, type, &rq) : MPI_File_iread(fh, buf, count, type, &rq);
+            if (coll)
+                rc = w ? MPI_File_iwrite_all(fh, buf, count, type, &rq) : MPI_File_iread_all(fh, buf, count, type, &rq);
+            else
+                rc = w ? MPI_File_iwrite(fh, buf, count, type, &rq) : MPI_File_iread(fh, buf, count, type, &rq);
         }
         if (rc != MPI_SUCCESS) return rc;
         ++calls;
         return MPI_Wait(&rq, &st);
     }
     if (expl) {
-        if (coll) return w ? MPI_File_write_at_all(fh, off, buf, count, type, &st) : MPI_File_read_at_all(fh, off, buf, count, type, &st);
+        if (coll)
+            return w ? MPI_File_write_at_all(fh, off, buf, count, type, &st)
+                     : MPI_File_read_at_all(fh, off, buf, count, type, &st);
         return w ? MPI_File_write_at(fh, off, buf, count, type, &st) : MPI_File_read_at(fh, off, buf, count, type, &st);
     }
     if (coll) return w ? MPI_File_write_all(fh, buf, count, type, &st) : MPI_File_read_all(fh, buf, count, type, &st);
@@ -158,7 +172,8 @@ struct SessionRun {
         const CallAccess a{&ses, &op, k, op.disp + k * op.dstep, op.voff + k * op.vstep};
         const bool w = op.flags & kWrite;
         MemType mem(op.bytes, op.flags & kMemNoncontig);
-        std::vector<std::int8_t> packed(static_cast<std::size_t>(op.bytes)), buf(static_cast<std::size_t>(mem.span), -1);
+        std::vector<std::int8_t> packed(static_cast<std::size_t>(op.bytes)),
+            buf(static_cast<std::size_t>(mem.span), -1);
         if (w) {
             data.fill(a, packed);
             std::int64_t pos = 0;
@@ -168,7 +183,8 @@ struct SessionRun {
             }
         }
         const double t0 = MPI_Wtime();
-        const int rc = issue(fh, op.flags, static_cast<MPI_Offset>(a.voff), buf.data(), mem.count, mem.type, tally.calls);
+        const int rc =
+            issue(fh, op.flags, static_cast<MPI_Offset>(a.voff), buf.data(), mem.count, mem.type, tally.calls);
         const double dt = MPI_Wtime() - t0;
         check_mpi(rc, w ? "a recorded write" : "a recorded read", std::string(w ? "write " : "read ") + path);
         if (w) {

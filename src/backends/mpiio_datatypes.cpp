@@ -15,8 +15,8 @@ namespace {
 constexpr std::int64_t kMaxPieceUnits = std::int64_t{1} << 30;
 
 struct Piece {
-    MPI_Aint disp;        // bytes
-    std::int64_t units;   // length in units
+    MPI_Aint disp;       // bytes
+    std::int64_t units;  // length in units
 };
 
 // Appends [disp, disp+units) to `out`, merging with the previous piece when
@@ -40,9 +40,9 @@ void append_piece(std::vector<Piece>& out, MPI_Aint disp, std::int64_t units, st
 
 MPI_Datatype make_hindexed(const std::vector<Piece>& pieces, MPI_Datatype unit) {
     if (pieces.size() > static_cast<std::size_t>(INT_MAX))
-        throw Error("a selection of " + std::to_string(pieces.size()) +
-                        " blocks is more than one MPI datatype can describe",
-                    "use fewer processes per request or a coarser decomposition");
+        throw Error(
+            "a selection of " + std::to_string(pieces.size()) + " blocks is more than one MPI datatype can describe",
+            "use fewer processes per request or a coarser decomposition");
     std::vector<int> lens(pieces.size());
     std::vector<MPI_Aint> disps(pieces.size());
     for (std::size_t i = 0; i < pieces.size(); ++i) {
@@ -118,16 +118,14 @@ SelectionTypes SelectionTypes::build(const Selection& sel, std::size_t elem_size
     for (std::size_t k = 0; k < order.size(); ++k) {
         const Run& r = runs[order[k]];
         if (r.offset < prev_end)
-            throw Error("selection has overlapping runs (element " + std::to_string(r.offset) +
-                            " is accessed twice)",
+            throw Error("selection has overlapping runs (element " + std::to_string(r.offset) + " is accessed twice)",
                         "each element may appear once in a rank's selection");
         prev_end = r.offset + r.length;
         const std::int64_t units = r.length * units_per_elem;
-        append_piece(file, static_cast<MPI_Aint>(r.offset) * static_cast<MPI_Aint>(elem_size), units,
-                     unit_size);
+        append_piece(file, static_cast<MPI_Aint>(r.offset) * static_cast<MPI_Aint>(elem_size), units, unit_size);
         if (t.permuted_)
-            append_piece(mem, static_cast<MPI_Aint>(bufpos[order[k]]) * static_cast<MPI_Aint>(elem_size),
-                         units, unit_size);
+            append_piece(mem, static_cast<MPI_Aint>(bufpos[order[k]]) * static_cast<MPI_Aint>(elem_size), units,
+                         unit_size);
     }
     t.bytes_ = static_cast<std::uint64_t>(pos) * elem_size;
     t.file_end_ = static_cast<std::uint64_t>(prev_end) * elem_size;

@@ -37,8 +37,7 @@ public:
     // element type) and `unit_size` its size in bytes; `elem_size` is the
     // variable's element size.  elem_size must be a multiple of unit_size.
     // Throws iok::Error when runs overlap (a write would be undefined).
-    static SelectionTypes build(const Selection& sel, std::size_t elem_size, MPI_Datatype unit,
-                                std::size_t unit_size);
+    static SelectionTypes build(const Selection& sel, std::size_t elem_size, MPI_Datatype unit, std::size_t unit_size);
 
     // File side: MPI_DATATYPE_NULL when the selection is empty.
     MPI_Datatype file() const { return file_; }

@@ -39,8 +39,8 @@
 // zero-element extension call is impossible for them too).  Writes never
 // touch an element outside the selection: other ranks own those.
 #include <netcdf.h>
-#include <netcdf_par.h>
 #include <netcdf_filter.h>
+#include <netcdf_par.h>
 #ifdef IOK_HAVE_HDF5
 #include <hdf5.h>
 #endif
@@ -118,8 +118,8 @@ public:
 #ifdef NC_NODIMSCALE_ATTACH
         mode |= NC_NODIMSCALE_ATTACH;
 #endif
-        check(nc_create_par(path.c_str(), mode, comm, cfg_.hints, &ncid_),
-              "creating '" + path + "'", "check that the directory exists and is writable by every rank");
+        check(nc_create_par(path.c_str(), mode, comm, cfg_.hints, &ncid_), "creating '" + path + "'",
+              "check that the directory exists and is writable by every rank");
         writing_ = true;
     }
 
@@ -144,8 +144,8 @@ public:
             int id = -1;
             check(nc_def_var(ncid_, var.name.c_str(), nctype(var.type), static_cast<int>(ids.size()), ids.data(), &id),
                   "defining " + what);
-            const bool has_fill_attr = std::any_of(var.attrs.begin(), var.attrs.end(),
-                                                   [](const Attr& a) { return a.name == "_FillValue"; });
+            const bool has_fill_attr =
+                std::any_of(var.attrs.begin(), var.attrs.end(), [](const Attr& a) { return a.name == "_FillValue"; });
             if (!cfg_.fill) {
                 check(nc_def_var_fill(ncid_, id, NC_NOFILL, nullptr), "nc_def_var_fill " + what);
             } else if (var.fill_value && !has_fill_attr) {
@@ -173,8 +173,8 @@ public:
         spec_ = spec.layout();  // the attributes are the file's once defined
         comm_ = comm;
         writing_ = access == Access::Update;  // NC_WRITE: data mode, records extend on write
-        check(nc_open_par(path.c_str(), writing_ ? NC_WRITE : NC_NOWRITE, comm, cfg_.hints, &ncid_), "opening '" + path + "'",
-              "check the file exists and is a NetCDF-4 file written by this kernel");
+        check(nc_open_par(path.c_str(), writing_ ? NC_WRITE : NC_NOWRITE, comm, cfg_.hints, &ncid_),
+              "opening '" + path + "'", "check the file exists and is a NetCDF-4 file written by this kernel");
         varids_.clear();
         for (std::size_t v = 0; v < spec.vars.size(); ++v) {
             int id = -1;
@@ -337,7 +337,8 @@ private:
         const VarSpec& vs = spec_.vars[var];
         const bool rec = vs.is_record(spec_);
         const int nd = sel.ndims(), off = rec ? 1 : 0;
-        if (rec && record < 0) throw Error("NetCDF-4: " + var_what(var) + " is a record variable but no record was given");
+        if (rec && record < 0)
+            throw Error("NetCDF-4: " + var_what(var) + " is a record variable but no record was given");
         if (rec && !write && static_cast<std::size_t>(record) >= nrec_[var])
             throw Error("NetCDF-4: record " + std::to_string(record) + " of " + var_what(var) +
                             " is not in the file (it has " + std::to_string(nrec_[var]) + ")",
@@ -404,13 +405,13 @@ private:
     bool writing_ = false;
     std::vector<int> varids_;
     std::vector<std::size_t> nrec_;  // records known to exist, per variable
-    std::vector<bool> filtered_;      // compressed: NetCDF keeps it collective
+    std::vector<bool> filtered_;     // compressed: NetCDF keeps it collective
     bool filtered_any_ = false;
-    std::uint64_t sieve_bytes_ = 0;   // netcdf4.read_sieve
-    bool first_only_ = false;         // netcdf4.collective=first
-    bool flush_ = false;              // netcdf4.flush: nc_sync at each flush
+    std::uint64_t sieve_bytes_ = 0;  // netcdf4.read_sieve
+    bool first_only_ = false;        // netcdf4.collective=first
+    bool flush_ = false;             // netcdf4.flush: nc_sync at each flush
     std::map<std::tuple<std::uint64_t, bool, std::size_t>, nc4::CallPlan> plans_;
-    std::vector<char> stage_;         // staging buffer of calls that are not one block
+    std::vector<char> stage_;  // staging buffer of calls that are not one block
 };
 
 std::unique_ptr<Backend> make(const BackendConfig& cfg) {
@@ -422,19 +423,22 @@ std::unique_ptr<Backend> make(const BackendConfig& cfg) {
 static BackendInfo describe() {
     BackendInfo b;
     b.name = "netcdf4";
-    b.description = "parallel NetCDF-4 (nc_create_par): blocks merged into few nc_put_vara boxes, each put's "
-                    "first call collective (netcdf4.collective), reads sieved; chunking and deflate";
+    b.description =
+        "parallel NetCDF-4 (nc_create_par): blocks merged into few nc_put_vara boxes, each put's "
+        "first call collective (netcdf4.collective), reads sieved; chunking and deflate";
     b.factory = make;
     b.library_version = libvers;
     b.extension = ".nc";
     b.caps.self_describing = true;
     b.caps.chunking = true;
     b.options = {{"netcdf4.flush", "0", "nc_sync after every flush of records", {"0", "1"}},
-                 {"netcdf4.read_sieve", kSieveDefault,
+                 {"netcdf4.read_sieve",
+                  kSieveDefault,
                   "reads: neighbouring boxes of a selection are read as one bounding box of at most this many "
                   "bytes (data sieving; 0 = only the selected boxes)",
                   {}},
-                 {"netcdf4.collective", "first",
+                 {"netcdf4.collective",
+                  "first",
                   "collective mode: all = every call of a put is a collective H5Dwrite/H5Dread (padded to equal "
                   "counts); first = only each put's first call (it extends the record), the rest independent, as "
                   "E3SM-IO's netcdf4 driver",

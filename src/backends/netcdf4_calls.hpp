@@ -23,7 +23,7 @@
 
 namespace iok::nc4 {
 
-struct Copy {               // in elements
+struct Copy {                 // in elements
     std::uint64_t user = 0;   // offset in the user buffer (blocks packed in order)
     std::uint64_t local = 0;  // offset in the call's staging buffer (row-major box)
     std::uint64_t length = 0;
@@ -37,10 +37,10 @@ struct Call {
 };
 
 struct CallPlan {
-    std::vector<Call> calls;         // in file order
-    std::uint64_t staging = 0;       // largest staged call, elements
-    std::uint64_t selected = 0;      // elements of the selection
-    std::uint64_t moved = 0;         // elements the calls move (> selected when sieved)
+    std::vector<Call> calls;     // in file order
+    std::uint64_t staging = 0;   // largest staged call, elements
+    std::uint64_t selected = 0;  // elements of the selection
+    std::uint64_t moved = 0;     // elements the calls move (> selected when sieved)
 };
 
 // The selection's non-empty blocks merged into exact boxes.  Selections of

@@ -117,8 +117,9 @@ public:
         std::vector<int> dimids(spec.dims.size());
         for (std::size_t d = 0; d < spec.dims.size(); ++d) {
             const Dim& dim = spec.dims[d];
-            const int err = ncmpi_def_dim(ncid_, dim.name.c_str(),
-                                          dim.unlimited ? NC_UNLIMITED : static_cast<MPI_Offset>(dim.length), &dimids[d]);
+            const int err =
+                ncmpi_def_dim(ncid_, dim.name.c_str(),
+                              dim.unlimited ? NC_UNLIMITED : static_cast<MPI_Offset>(dim.length), &dimids[d]);
             if (err != NC_NOERR) check(err, "define dimension " + dim.name + " in");
         }
         varids_.assign(spec.vars.size(), -1);
@@ -143,8 +144,8 @@ public:
     void open(const std::string& path, const FileSpec& spec, MPI_Comm comm, iok::Access access) {
         path_ = path;
         spec_ = spec.layout();  // the attributes are the file's once defined
-        int err = ncmpi_open(comm, path.c_str(), access == iok::Access::Update ? NC_WRITE : NC_NOWRITE, cfg_.hints,
-                             &ncid_);
+        int err =
+            ncmpi_open(comm, path.c_str(), access == iok::Access::Update ? NC_WRITE : NC_NOWRITE, cfg_.hints, &ncid_);
         if (err != NC_NOERR) {
             ncid_ = -1;
             fail(err, "open");
@@ -308,11 +309,19 @@ private:
             case DType::Char:
                 err = ncmpi_put_att_text(ncid_, varid, n, static_cast<MPI_Offset>(a.text.size()), a.text.data());
                 break;
-            case DType::Byte: err = ncmpi_put_att(ncid_, varid, n, NC_BYTE, len, convert<signed char>(a.values).data()); break;
-            case DType::Short: err = ncmpi_put_att(ncid_, varid, n, NC_SHORT, len, convert<short>(a.values).data()); break;
+            case DType::Byte:
+                err = ncmpi_put_att(ncid_, varid, n, NC_BYTE, len, convert<signed char>(a.values).data());
+                break;
+            case DType::Short:
+                err = ncmpi_put_att(ncid_, varid, n, NC_SHORT, len, convert<short>(a.values).data());
+                break;
             case DType::Int: err = ncmpi_put_att(ncid_, varid, n, NC_INT, len, convert<int>(a.values).data()); break;
-            case DType::Int64: err = ncmpi_put_att(ncid_, varid, n, NC_INT64, len, convert<long long>(a.values).data()); break;
-            case DType::Float: err = ncmpi_put_att(ncid_, varid, n, NC_FLOAT, len, convert<float>(a.values).data()); break;
+            case DType::Int64:
+                err = ncmpi_put_att(ncid_, varid, n, NC_INT64, len, convert<long long>(a.values).data());
+                break;
+            case DType::Float:
+                err = ncmpi_put_att(ncid_, varid, n, NC_FLOAT, len, convert<float>(a.values).data());
+                break;
             case DType::Double: err = ncmpi_put_att(ncid_, varid, n, NC_DOUBLE, len, a.values.data()); break;
         }
         // The message only on failure: building it for each of an E3SM
@@ -495,12 +504,16 @@ static BackendInfo describe() {
     b.caps.self_describing = true;
     b.caps.nonblocking = true;
     b.caps.alignment = true;  // nc_header_align_size / nc_var_align_size hints
-    b.options = {{"pnetcdf.api", "varn", "varn: nonblocking ncmpi_iput_varn + wait_all; blocking: ncmpi_put_vara per "
-                                         "block; vard: one ncmpi_put_vard per variable",
+    b.options = {{"pnetcdf.api",
+                  "varn",
+                  "varn: nonblocking ncmpi_iput_varn + wait_all; blocking: ncmpi_put_vara per "
+                  "block; vard: one ncmpi_put_vard per variable",
                   {"varn", "blocking", "vard"}},
-                 {"pnetcdf.format", "cdf5", "file format of created files: cdf5 (64-bit data, NC_64BIT_DATA); cdf2 "
-                                            "(64-bit offsets, NC_64BIT_OFFSET; GCRM-IO below 2 GiB variables); cdf1 "
-                                            "(classic)",
+                 {"pnetcdf.format",
+                  "cdf5",
+                  "file format of created files: cdf5 (64-bit data, NC_64BIT_DATA); cdf2 "
+                  "(64-bit offsets, NC_64BIT_OFFSET; GCRM-IO below 2 GiB variables); cdf1 "
+                  "(classic)",
                   {"cdf5", "cdf2", "cdf1"}}};
     return b;
 }

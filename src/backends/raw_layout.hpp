@@ -57,9 +57,15 @@ inline RawLayout raw_layout(const FileSpec& spec) {
         l.var_bytes[v] = spec.fixed_elements(var) * dtype_size(var.type);
     }
     for (std::size_t v = 0; v < n; ++v)
-        if (!l.is_record[v]) { l.var_offset[v] = l.fixed_bytes; l.fixed_bytes += l.var_bytes[v]; }
+        if (!l.is_record[v]) {
+            l.var_offset[v] = l.fixed_bytes;
+            l.fixed_bytes += l.var_bytes[v];
+        }
     for (std::size_t v = 0; v < n; ++v)
-        if (l.is_record[v]) { l.var_offset[v] = l.record_bytes; l.record_bytes += l.var_bytes[v]; }
+        if (l.is_record[v]) {
+            l.var_offset[v] = l.record_bytes;
+            l.record_bytes += l.var_bytes[v];
+        }
     return l;
 }
 

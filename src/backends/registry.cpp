@@ -55,7 +55,8 @@ void File::bind(const std::string& path, const FileSpec& spec, bool writable) {
     path_of_file_ = path;
     var_facts_.clear();
     var_facts_.reserve(spec.vars.size());
-    for (const VarSpec& v : spec.vars) var_facts_.push_back({v.name, spec.fixed_shape(v), dtype_size(v.type), v.is_record(spec)});
+    for (const VarSpec& v : spec.vars)
+        var_facts_.push_back({v.name, spec.fixed_shape(v), dtype_size(v.type), v.is_record(spec)});
 }
 
 void File::check_request(int var, const Selection& sel, std::int64_t record, const char* what) const {
@@ -71,7 +72,7 @@ void File::check_request(int var, const Selection& sel, std::int64_t record, con
                     "select within the variable's shape (without its record dimension)");
     if (v.record && record < 0)
         throw Error(std::string(what) + " of variable '" + v.name + "' in '" + path_of_file_ +
-                        "': it is a record variable but no record was given");
+                    "': it is a record variable but no record was given");
 }
 
 std::uint64_t File::request_bytes(int var, const Selection& sel) const {
@@ -149,8 +150,7 @@ struct ModuleBackend {
 };
 const ModuleBackend kModuleBackends[] = {
 #ifdef IOK_HAVE_HDF5
-    {"hdf5", "hdf5"},
-    {"hdf5_md", "hdf5"},
+    {"hdf5", "hdf5"},       {"hdf5_md", "hdf5"},
 #endif
 #ifdef IOK_HAVE_NETCDF4
     {"netcdf4", "netcdf4"},
@@ -201,7 +201,8 @@ const BackendInfo& backend_info(const std::string& name) {
         if (name == m->backend) {
             load_library_module(m->module);
             if (const BackendInfo* b = find(name)) return *b;
-            throw Error("internal: module " + std::string(m->module) + " was loaded but did not register backend " + name);
+            throw Error("internal: module " + std::string(m->module) + " was loaded but did not register backend " +
+                        name);
         }
     std::string known;
     for (const auto& n : backend_names()) known += (known.empty() ? "" : ", ") + n;

@@ -33,12 +33,12 @@ struct StrategyInfo {
     // The library's data calls are independent whatever --independent says
     // (rearrange's aggregators, unless rearrange.collective=1).
     bool library_io_independent = false;
-    bool output_is_directory = false;   // the output path becomes a directory of subfiles
-    bool read_needs_same_ranks = false; // -i/read-back with the writer's rank count only
+    bool output_is_directory = false;    // the output path becomes a directory of subfiles
+    bool read_needs_same_ranks = false;  // -i/read-back with the writer's rank count only
     // The library that actually writes, when it is not the one -a names ("mpiio"
     // for log, which writes its own layout with MPI-IO); empty: the -a backend.
     std::string writes_with;
-    std::string read_back;            // how its output is read back (for `iokernels backends`)
+    std::string read_back;  // how its output is read back (for `iokernels backends`)
 };
 
 void register_strategy(StrategyInfo info);
@@ -46,12 +46,12 @@ const std::vector<StrategyInfo>& registered_strategies();  // canonical first, t
 // Throws iok::Error listing the strategies of this build when `name` is not one.
 const StrategyInfo& strategy_info(const std::string& name);
 
-#define IOK_REGISTER_STRATEGY(ident, describe)                                   \
-    namespace {                                                                  \
-    const bool iok_strategy_registered_##ident = [] {                            \
-        ::iok::register_strategy(describe());                                    \
-        return true;                                                             \
-    }();                                                                         \
+#define IOK_REGISTER_STRATEGY(ident, describe)        \
+    namespace {                                       \
+    const bool iok_strategy_registered_##ident = [] { \
+        ::iok::register_strategy(describe());         \
+        return true;                                  \
+    }();                                              \
     }
 
 // The strategies on their own, for the replay tools and unit tests.

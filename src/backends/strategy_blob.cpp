@@ -72,11 +72,13 @@ public:
             throw Error(path + " holds " + x.library + " subfiles, not " + lib_.name(), "use -a " + x.library);
         if (x.spec.vars.size() != spec.vars.size())
             throw Error(path + " holds " + std::to_string(x.spec.vars.size()) + " variables, the plan " +
-                        std::to_string(spec.vars.size()), "read it with the case it was written with");
+                            std::to_string(spec.vars.size()),
+                        "read it with the case it was written with");
         for (std::size_t v = 0; v < spec.vars.size(); ++v)
             if (x.spec.vars[v].name != spec.vars[v].name)
                 throw Error(path + ": variable " + std::to_string(v) + " is " + x.spec.vars[v].name + ", expected " +
-                            spec.vars[v].name, "read it with the case it was written with");
+                                spec.vars[v].name,
+                            "read it with the case it was written with");
         std::size_t k = 0, pos = 0;
         bool found = false;
         for (std::size_t s = 0; s < x.subfiles.size() && !found; ++s)
@@ -104,7 +106,8 @@ public:
 
     bool do_put(int var, const Selection& sel, std::int64_t record, const void* buf) override {
         pending_.push_back({var, &sel, record, const_cast<void*>(buf)});
-        max_record_ = std::max(max_record_, spec_.vars[static_cast<std::size_t>(var)].is_record(spec_) ? record + 1 : 0);
+        max_record_ =
+            std::max(max_record_, spec_.vars[static_cast<std::size_t>(var)].is_record(spec_) ? record + 1 : 0);
         return true;
     }
 
@@ -171,7 +174,8 @@ private:
     void for_each_request(F&& fn) {
         for (std::size_t i = 0; i < pending_.size();) {
             std::size_t j = i + 1;
-            while (j < pending_.size() && pending_[j].var == pending_[i].var && pending_[j].record == pending_[i].record)
+            while (j < pending_.size() && pending_[j].var == pending_[i].var &&
+                   pending_[j].record == pending_[i].record)
                 ++j;
             fn(i, j);
             i = j;
@@ -224,7 +228,8 @@ private:
         sub_.var_sel.assign(nvars, 0);
         for (std::size_t v = 0; v < nvars; ++v) {
             std::vector<int> column(static_cast<std::size_t>(gsize_));
-            for (int r = 0; r < gsize_; ++r) column[static_cast<std::size_t>(r)] = keys[static_cast<std::size_t>(r) * nvars + v];
+            for (int r = 0; r < gsize_; ++r)
+                column[static_cast<std::size_t>(r)] = keys[static_cast<std::size_t>(r) * nvars + v];
             auto it = sel_id.emplace(column, static_cast<int>(representative.size()));
             if (it.second) representative.push_back(v);
             sub_.var_sel[v] = it.first->second;
@@ -377,7 +382,8 @@ private:
         std::vector<int> lens(static_cast<std::size_t>(size_)), displs(static_cast<std::size_t>(size_));
         MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, comm_);
         int total = 0;
-        for (int r = 0; r < size_; ++r) displs[static_cast<std::size_t>(r)] = total, total += lens[static_cast<std::size_t>(r)];
+        for (int r = 0; r < size_; ++r)
+            displs[static_cast<std::size_t>(r)] = total, total += lens[static_cast<std::size_t>(r)];
         std::string all(static_cast<std::size_t>(total), '\0');
         MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, 0, comm_);
         std::vector<int> colors(static_cast<std::size_t>(size_));
@@ -397,8 +403,9 @@ private:
             std::vector<bool> have(nsubfiles_, false);
             for (int r = 0; r < size_; ++r) {
                 if (!lens[static_cast<std::size_t>(r)]) continue;
-                BlobSubfile s = blob_subfile_from_json(all.substr(static_cast<std::size_t>(displs[static_cast<std::size_t>(r)]),
-                                                                  static_cast<std::size_t>(lens[static_cast<std::size_t>(r)])));
+                BlobSubfile s =
+                    blob_subfile_from_json(all.substr(static_cast<std::size_t>(displs[static_cast<std::size_t>(r)]),
+                                                      static_cast<std::size_t>(lens[static_cast<std::size_t>(r)])));
                 const std::size_t k = static_cast<std::size_t>(colors[static_cast<std::size_t>(r)]);
                 if (k >= nsubfiles_ || have[k]) throw Error("blob: two groups claim subfile " + std::to_string(k));
                 have[k] = true;
@@ -414,8 +421,8 @@ private:
     }
 
 private:
-    Backend& lib_;                    // the library the subfiles are written with
-    std::unique_ptr<File> subfile_;   // this group's subfile
+    Backend& lib_;                   // the library the subfiles are written with
+    std::unique_ptr<File> subfile_;  // this group's subfile
     int requested_;
     MPI_Comm comm_ = MPI_COMM_NULL, group_ = MPI_COMM_NULL;
     int rank_ = 0, size_ = 1, grank_ = 0, gsize_ = 1;
@@ -447,7 +454,9 @@ public:
     std::unique_ptr<File> open(const std::string& path, const FileSpec& spec, MPI_Comm comm,
                                Access access = Access::Read) override {
         if (access == Access::Update)
-            throw Error("the blob strategy cannot update '" + path + "': its subfiles hold each process group's blocks in the order they were written, indexed once at close",
+            throw Error("the blob strategy cannot update '" + path +
+                            "': its subfiles hold each process group's blocks in the order they were written, indexed "
+                            "once at close",
                         "write a new output with -x blob, or overwrite/append with -x canonical or -x rearrange");
         auto f = std::make_unique<BlobFile>(*inner_, subfiles_);
         f->open(path, spec, comm);
@@ -477,8 +486,9 @@ std::unique_ptr<Backend> make_registered(const std::string& library, const Backe
 StrategyInfo describe() {
     StrategyInfo s;
     s.name = "blob";
-    s.description = "per group of ranks one subfile of the library, each rank's data contiguous, plus the "
-                    "blocks to rebuild the canonical layout";
+    s.description =
+        "per group of ranks one subfile of the library, each rank's data contiguous, plus the "
+        "blocks to rebuild the canonical layout";
     s.options = {{"blob.subfiles", "0", "number of subfiles (0 = one per node; -g sets it)", {}}};
     s.make = make_registered;
     s.output_is_directory = true;

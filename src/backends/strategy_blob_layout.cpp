@@ -70,8 +70,7 @@ BlobSubfileSpec blob_subfile_spec(const FileSpec& c, const BlobSubfile& sf, std:
     FileSpec& f = out.spec;
     f.label = c.label;
     f.global_attrs = c.global_attrs;
-    f.global_attrs.push_back(Attr::Text("blob_subfile", std::to_string(k) + " of " +
-                                                            std::to_string(nsubfiles)));
+    f.global_attrs.push_back(Attr::Text("blob_subfile", std::to_string(k) + " of " + std::to_string(nsubfiles)));
     const int crec = c.record_dim();
     int rec = -1;
     if (crec >= 0) {
@@ -132,8 +131,10 @@ json attr_json(const Attr& a) {
     json j(json::value_t::object);
     j.emplace("name", a.name);
     j.emplace("type", dtype_name(a.type));
-    if (a.type == DType::Char) j.emplace("text", a.text);
-    else j.emplace("values", a.values);
+    if (a.type == DType::Char)
+        j.emplace("text", a.text);
+    else
+        j.emplace("values", a.values);
     return j;
 }
 
@@ -141,8 +142,10 @@ Attr attr_from(const json& j) {
     Attr a;
     a.name = j.at("name").get<std::string>();
     a.type = dtype_from_name(j.at("type").get<std::string>());
-    if (a.type == DType::Char) a.text = j.at("text").get<std::string>();
-    else a.values = j.at("values").get<std::vector<double>>();
+    if (a.type == DType::Char)
+        a.text = j.at("text").get<std::string>();
+    else
+        a.values = j.at("values").get<std::vector<double>>();
     return a;
 }
 
@@ -185,8 +188,8 @@ FileSpec file_spec_from_json(const json& j) {
     FileSpec f;
     f.label = j.at("label").get<std::string>();
     for (const auto& d : j.at("dims"))
-        f.dims.push_back({d.at("name").get<std::string>(), d.at("length").get<std::uint64_t>(),
-                          d.at("unlimited").get<bool>()});
+        f.dims.push_back(
+            {d.at("name").get<std::string>(), d.at("length").get<std::uint64_t>(), d.at("unlimited").get<bool>()});
     for (const auto& jv : j.at("vars")) {
         VarSpec v;
         v.name = jv.at("name").get<std::string>();
@@ -208,7 +211,8 @@ namespace {
 
 json subfile_json(const BlobSubfile& s) {
     json j = {{"ranks", s.ranks}, {"var_sel", s.var_sel}, {"sels", json::array()}};
-    for (const BlobSel& x : s.sels) j["sels"].push_back({{"ndims", x.ndims}, {"nblocks", x.nblocks}, {"nelems", x.nelems}});
+    for (const BlobSel& x : s.sels)
+        j["sels"].push_back({{"ndims", x.ndims}, {"nblocks", x.nblocks}, {"nelems", x.nelems}});
     return j;
 }
 
@@ -243,9 +247,14 @@ BlobSubfile blob_subfile_from_json(const std::string& text) {
 }
 
 std::string blob_index_to_json(const BlobIndex& index) {
-    json j = {{"format", "iokernels-blob"}, {"version", 1},          {"library", index.library},
-              {"extension", index.extension}, {"writers", index.writers}, {"nrecords", index.nrecords},
-              {"spec", file_spec_to_json(index.spec)}, {"subfiles", json::array()}};
+    json j = {{"format", "iokernels-blob"},
+              {"version", 1},
+              {"library", index.library},
+              {"extension", index.extension},
+              {"writers", index.writers},
+              {"nrecords", index.nrecords},
+              {"spec", file_spec_to_json(index.spec)},
+              {"subfiles", json::array()}};
     for (const auto& s : index.subfiles) j["subfiles"].push_back(subfile_json(s));
     return j.dump(1);
 }

@@ -37,16 +37,16 @@ struct BlobSel {
 };
 
 struct BlobSubfile {
-    std::vector<int> ranks;       // writer ranks held, in group order
+    std::vector<int> ranks;  // writer ranks held, in group order
     std::vector<BlobSel> sels;
-    std::vector<int> var_sel;     // per canonical variable: index into sels
+    std::vector<int> var_sel;  // per canonical variable: index into sels
 };
 
 struct BlobIndex {
-    FileSpec spec;                // canonical
-    std::string library;          // inner backend name the subfiles were written with
-    std::string extension;        // subfile extension (".nc", ".h5", ".bp")
-    int writers = 0;              // writer process count
+    FileSpec spec;          // canonical
+    std::string library;    // inner backend name the subfiles were written with
+    std::string extension;  // subfile extension (".nc", ".h5", ".bp")
+    int writers = 0;        // writer process count
     std::int64_t nrecords = 0;
     std::vector<BlobSubfile> subfiles;
 };
@@ -60,8 +60,8 @@ std::string blob_blocks_var(std::size_t sel);
 // the group holds none of it: a zero-length variable cannot be declared).
 struct BlobSubfileSpec {
     FileSpec spec;
-    std::vector<int> var_index;       // canonical var -> subfile var
-    std::vector<int> blocks_index;    // sel -> subfile var (-1 when it has no block ints)
+    std::vector<int> var_index;             // canonical var -> subfile var
+    std::vector<int> blocks_index;          // sel -> subfile var (-1 when it has no block ints)
     std::vector<std::uint64_t> var_length;  // canonical var -> elements per record in the subfile
 };
 BlobSubfileSpec blob_subfile_spec(const FileSpec& canonical, const BlobSubfile& sf, std::size_t k,

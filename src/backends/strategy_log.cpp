@@ -68,8 +68,8 @@ public:
         collective_step(comm_, [&] {
             if (rank_ == 0) make_output_directory(dir_, kLogIndexName);
         });
-        check_mpi(MPI_File_open(group_, log_data_path(dir_, gindex_).c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY,
-                                hints_, &fh_),
+        check_mpi(MPI_File_open(group_, log_data_path(dir_, gindex_).c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, hints_,
+                                &fh_),
                   "MPI_File_open", "create " + log_data_path(dir_, gindex_), kLogHint);
     }
 
@@ -92,11 +92,11 @@ public:
                 if (x.groups[g].ranks[i] == rank_) k = g, pos = i;
         MPI_Comm_split(comm_, static_cast<int>(k), static_cast<int>(pos), &group_);
         gindex_ = k;
-        check_mpi(MPI_File_open(group_, log_data_path(dir_, k).c_str(), MPI_MODE_RDONLY, hints_, &fh_),
-                  "MPI_File_open", "open " + log_data_path(dir_, k), kLogHint);
+        check_mpi(MPI_File_open(group_, log_data_path(dir_, k).c_str(), MPI_MODE_RDONLY, hints_, &fh_), "MPI_File_open",
+                  "open " + log_data_path(dir_, k), kLogHint);
         MPI_File ih;
-        check_mpi(MPI_File_open(group_, log_index_path(dir_, k).c_str(), MPI_MODE_RDONLY, hints_, &ih),
-                  "MPI_File_open", "open " + log_index_path(dir_, k), kLogHint);
+        check_mpi(MPI_File_open(group_, log_index_path(dir_, k).c_str(), MPI_MODE_RDONLY, hints_, &ih), "MPI_File_open",
+                  "open " + log_index_path(dir_, k), kLogHint);
         std::vector<std::int64_t> raw(static_cast<std::size_t>(x.groups[k].index_length[pos]));
         MPI_File_read_at_all(ih, static_cast<MPI_Offset>(x.groups[k].index_offset[pos]) * 8, raw.data(),
                              static_cast<int>(raw.size()), MPI_INT64_T, MPI_STATUS_IGNORE);
@@ -119,8 +119,10 @@ public:
     }
 
     void flush() override {
-        if (writing_) append();
-        else read_back();
+        if (writing_)
+            append();
+        else
+            read_back();
         pending_.clear();
     }
 
@@ -285,7 +287,8 @@ public:
     std::unique_ptr<File> open(const std::string& path, const FileSpec& spec, MPI_Comm comm,
                                Access access = Access::Read) override {
         if (access == Access::Update)
-            throw Error("the log strategy cannot update '" + path + "': its log files record the writes of one run, indexed once at close",
+            throw Error("the log strategy cannot update '" + path +
+                            "': its log files record the writes of one run, indexed once at close",
                         "write a new output with -x log, or overwrite/append with -x canonical or -x rearrange");
         auto f = std::make_unique<LogFile>(subfiles_, hints_);
         f->open(path, spec, comm);
@@ -316,8 +319,9 @@ std::unique_ptr<Backend> make_registered(const std::string& library, const Backe
 StrategyInfo describe() {
     StrategyInfo s;
     s.name = "log";
-    s.description = "requests appended in arrival order to a per-group log plus an index, written natively "
-                    "with MPI-IO; -a names the library log_replay converts to";
+    s.description =
+        "requests appended in arrival order to a per-group log plus an index, written natively "
+        "with MPI-IO; -a names the library log_replay converts to";
     s.options = {{"log.subfiles", "0", "number of process groups, one log each (0 = one per node; -g sets it)", {}}};
     s.make = make_registered;
     s.output_is_directory = true;

@@ -56,8 +56,7 @@ LogWriterIndex log_parse(const std::vector<std::int64_t>& v, const std::string& 
         // Counts come from the file: their product is checked before it is used.
         std::int64_t per_block = 0, nints = 0;
         if (s.ndims < 0 || s.nblocks < 0 || __builtin_mul_overflow(s.ndims, std::int64_t{2}, &per_block) ||
-            __builtin_mul_overflow(s.nblocks, per_block, &nints) ||
-            static_cast<std::uint64_t>(nints) > v.size() - at)
+            __builtin_mul_overflow(s.nblocks, per_block, &nints) || static_cast<std::uint64_t>(nints) > v.size() - at)
             throw Error(where + ": bad selection " + std::to_string(i), "the log output is corrupt");
         s.ints.assign(v.begin() + static_cast<std::ptrdiff_t>(at),
                       v.begin() + static_cast<std::ptrdiff_t>(at + static_cast<std::size_t>(nints)));
@@ -77,8 +76,9 @@ LogWriterIndex log_parse(const std::vector<std::int64_t>& v, const std::string& 
 }
 
 std::string log_index_to_json(const LogIndex& x) {
-    json j = {{"format", "iokernels-log"}, {"version", 1}, {"writers", x.writers}, {"nrecords", x.nrecords},
-              {"spec", file_spec_to_json(x.spec)}, {"groups", json::array()}};
+    json j = {
+        {"format", "iokernels-log"},         {"version", 1},           {"writers", x.writers}, {"nrecords", x.nrecords},
+        {"spec", file_spec_to_json(x.spec)}, {"groups", json::array()}};
     for (const LogGroup& g : x.groups)
         j["groups"].push_back({{"ranks", g.ranks}, {"index_offset", g.index_offset}, {"index_length", g.index_length}});
     return j.dump(1);

@@ -40,7 +40,7 @@ struct LogWriterIndex {
 };
 
 struct LogGroup {
-    std::vector<int> ranks;                         // writer ranks, group order
+    std::vector<int> ranks;                                // writer ranks, group order
     std::vector<std::int64_t> index_offset, index_length;  // per rank, int64 units in index_<k>.bin
 };
 

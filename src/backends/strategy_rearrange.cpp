@@ -62,8 +62,8 @@ struct PeerPieces {
 
 // How one selection's elements travel: built collectively, reused.
 struct Route {
-    PeerPieces mine;  // my pieces by destination aggregator, pos = in my buffer
-    PeerPieces agg_side;  // pieces I aggregate, by source rank, pos = in the aggregated buffer
+    PeerPieces mine;                 // my pieces by destination aggregator, pos = in my buffer
+    PeerPieces agg_side;             // pieces I aggregate, by source rank, pos = in the aggregated buffer
     std::shared_ptr<Selection> agg;  // aggregator's selection (empty elsewhere)
 };
 
@@ -86,7 +86,8 @@ public:
     // batch_bytes: most bytes one exchange carries per rank (MPI counts and
     // displacements are int; it also bounds the transient copies)
     RearrangeFile(int aggregators, std::int64_t batch_bytes)
-        : requested_(aggregators), batch_bytes_(std::min<std::int64_t>(batch_bytes, INT_MAX)) {}
+        : requested_(aggregators),
+          batch_bytes_(std::min<std::int64_t>(batch_bytes, INT_MAX)) {}
 
     void create(Backend& library, const std::string& path, const FileSpec& spec, MPI_Comm comm) {
         setup(comm);
@@ -223,8 +224,12 @@ private:
     // queue order, each request's pieces in route order.
     void exchange(const std::vector<Queued>& queue, std::size_t b, std::size_t e, bool to_aggregators) {
         const auto n = static_cast<std::size_t>(size_);
-        auto out_side = [&](const Queued& q) -> const PeerPieces& { return to_aggregators ? q.route->mine : q.route->agg_side; };
-        auto in_side = [&](const Queued& q) -> const PeerPieces& { return to_aggregators ? q.route->agg_side : q.route->mine; };
+        auto out_side = [&](const Queued& q) -> const PeerPieces& {
+            return to_aggregators ? q.route->mine : q.route->agg_side;
+        };
+        auto in_side = [&](const Queued& q) -> const PeerPieces& {
+            return to_aggregators ? q.route->agg_side : q.route->mine;
+        };
         auto out_buf = [&](const Queued& q) { return to_aggregators ? q.user : q.agg; };
         auto in_buf = [&](const Queued& q) { return to_aggregators ? q.agg : q.user; };
         std::vector<int> scount(n), sdispl(n), rcount(n), rdispl(n);
@@ -244,7 +249,8 @@ private:
         }
         send_.clear();
         recv_.clear();
-        const std::size_t ss = send_.reserve(static_cast<std::size_t>(st)), rs = recv_.reserve(static_cast<std::size_t>(rt));
+        const std::size_t ss = send_.reserve(static_cast<std::size_t>(st)),
+                          rs = recv_.reserve(static_cast<std::size_t>(rt));
         send_.allocate();
         recv_.allocate();
         auto* sendbuf = static_cast<unsigned char*>(send_.data(ss));
@@ -252,8 +258,8 @@ private:
         walk(queue, b, e, out_side, [&](const Queued& q, std::size_t pos, std::size_t at, std::size_t bytes) {
             copy_piece(sendbuf + at, out_buf(q) + pos, bytes);
         });
-        MPI_Alltoallv(sendbuf, scount.data(), sdispl.data(), MPI_BYTE, recvbuf, rcount.data(),
-                      rdispl.data(), MPI_BYTE, comm_);
+        MPI_Alltoallv(sendbuf, scount.data(), sdispl.data(), MPI_BYTE, recvbuf, rcount.data(), rdispl.data(), MPI_BYTE,
+                      comm_);
         walk(queue, b, e, in_side, [&](const Queued& q, std::size_t pos, std::size_t at, std::size_t bytes) {
             copy_piece(in_buf(q) + pos, recvbuf + at, bytes);
         });
@@ -330,7 +336,8 @@ private:
         for (int i = 0; i < rp; i += 2) got.push_back({rmeta[i], rmeta[i + 1], 0});
         std::vector<std::size_t> order(got.size());
         for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-        std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return got[a].offset < got[b].offset; });
+        std::sort(order.begin(), order.end(),
+                  [&](std::size_t a, std::size_t b) { return got[a].offset < got[b].offset; });
         std::vector<Run> ranges;
         std::int64_t at = 0;
         for (std::size_t i : order) {
@@ -371,7 +378,9 @@ private:
 class RearrangeBackend final : public Backend {
 public:
     RearrangeBackend(std::unique_ptr<Backend> inner, int aggregators, std::int64_t batch_bytes)
-        : inner_(std::move(inner)), aggregators_(aggregators), batch_bytes_(batch_bytes) {}
+        : inner_(std::move(inner)),
+          aggregators_(aggregators),
+          batch_bytes_(batch_bytes) {}
 
     std::string name() const override { return inner_->name(); }
     std::string extension() const override { return inner_->extension(); }
@@ -421,12 +430,14 @@ std::unique_ptr<Backend> make_registered(const std::string& library, const Backe
 StrategyInfo describe() {
     StrategyInfo s;
     s.name = "rearrange";
-    s.description = "requests exchanged among ranks (BOX-like) so a few aggregators each write a few large "
-                    "contiguous pieces";
+    s.description =
+        "requests exchanged among ranks (BOX-like) so a few aggregators each write a few large "
+        "contiguous pieces";
     s.options = {{"rearrange.aggregators", "0", "number of aggregator ranks (0 = one per node)", {}},
                  {"rearrange.collective", "0", "library I/O collective after the exchange", {"0", "1"}},
                  // 512 MiB: a whole E3SM history record in one exchange, transient copies bounded
-                 {"rearrange.exchange_kib", "524288",
+                 {"rearrange.exchange_kib",
+                  "524288",
                   "most KiB per rank one exchange carries: a flush's variables travel together up to it "
                   "(0 = every variable on its own)",
                   {}}};

@@ -23,12 +23,15 @@ std::uint64_t hash_runs(const std::vector<ByteRun>& r, std::int64_t size, std::i
 void json_string(std::string& out, const std::string& s) {
     out += '"';
     for (unsigned char c : s) {
-        if (c == '"' || c == '\\') { out += '\\'; out += static_cast<char>(c); }
-        else if (c < 0x20) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += static_cast<char>(c);
+        } else if (c < 0x20) {
             char b[8];
             std::snprintf(b, sizeof b, "\\u%04x", c);
             out += b;
-        } else out += static_cast<char>(c);
+        } else
+            out += static_cast<char>(c);
     }
     out += '"';
 }
@@ -152,12 +155,14 @@ void CaptureState::set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MP
     sh.extent = ext;
     s->disp = disp + first;
     // One run filling the whole extent tiles the file contiguously.
-    if (sh.runs.size() == 1 && sh.runs[0].len == sh.extent) s->shape = 0;
-    else s->shape = intern(std::move(sh));
+    if (sh.runs.size() == 1 && sh.runs[0].len == sh.extent)
+        s->shape = 0;
+    else
+        s->shape = intern(std::move(sh));
 }
 
-void CaptureState::access(Session& s, std::uint32_t flags, std::int64_t voff, int count, MPI_Datatype type,
-                          double t0, double t1, int moved) {
+void CaptureState::access(Session& s, std::uint32_t flags, std::int64_t voff, int count, MPI_Datatype type, double t0,
+                          double t1, int moved) {
     int tsize = 0;
     PMPI_Type_size(type, &tsize);
     if (!contiguous_in_memory(type, count)) flags |= kMemNoncontig;
@@ -211,9 +216,12 @@ std::string CaptureState::rank_json(int rank, double t_base) const {
         if (i) o += ',';
         o += "\n{\"file\":";
         json_string(o, s.file);
-        o += ",\"amode\":"; num(o, s.amode);
-        o += ",\"comm_size\":"; num(o, s.comm_size);
-        o += ",\"comm_rank\":"; num(o, s.comm_rank);
+        o += ",\"amode\":";
+        num(o, s.amode);
+        o += ",\"comm_size\":";
+        num(o, s.comm_size);
+        o += ",\"comm_rank\":";
+        num(o, s.comm_rank);
         o += ",\"hints\":{";
         for (std::size_t h = 0; h < s.hints.size(); ++h) {
             if (h) o += ',';
@@ -221,29 +229,46 @@ std::string CaptureState::rank_json(int rank, double t_base) const {
             o += ':';
             json_string(o, s.hints[h].second);
         }
-        o += "},\"open\":"; seconds(o, s.t_open - t_base);
+        o += "},\"open\":";
+        seconds(o, s.t_open - t_base);
         o += ",\"close\":";
-        if (s.t_close < 0) o += "null";
-        else seconds(o, s.t_close - t_base);
-        o += ",\"set_views\":"; num(o, s.set_views);
-        o += ",\"unknown_views\":"; num(o, s.unknown_views);
+        if (s.t_close < 0)
+            o += "null";
+        else
+            seconds(o, s.t_close - t_base);
+        o += ",\"set_views\":";
+        num(o, s.set_views);
+        o += ",\"unknown_views\":";
+        num(o, s.unknown_views);
         o += ",\"ops\":[";
         for (std::size_t k = 0; k < s.ops.size(); ++k) {
             const Op& p = s.ops[k];
             if (k) o += ',';
             o += '[';
-            num(o, p.flags); o += ',';
-            num(o, p.shape); o += ',';
-            num(o, p.disp); o += ',';
-            num(o, p.voff); o += ',';
-            num(o, p.bytes); o += ',';
-            num(o, p.count); o += ',';
-            num(o, p.dstep); o += ',';
-            num(o, p.vstep); o += ',';
-            seconds(o, p.t_first - t_base); o += ',';
-            seconds(o, p.t_end - t_base); o += ',';
-            seconds(o, p.busy); o += ',';
-            num(o, p.views); o += ',';
+            num(o, p.flags);
+            o += ',';
+            num(o, p.shape);
+            o += ',';
+            num(o, p.disp);
+            o += ',';
+            num(o, p.voff);
+            o += ',';
+            num(o, p.bytes);
+            o += ',';
+            num(o, p.count);
+            o += ',';
+            num(o, p.dstep);
+            o += ',';
+            num(o, p.vstep);
+            o += ',';
+            seconds(o, p.t_first - t_base);
+            o += ',';
+            seconds(o, p.t_end - t_base);
+            o += ',';
+            seconds(o, p.busy);
+            o += ',';
+            num(o, p.views);
+            o += ',';
             num(o, p.view_step);
             o += ']';
         }
@@ -253,8 +278,10 @@ std::string CaptureState::rank_json(int rank, double t_base) const {
     for (std::size_t i = 0; i < shapes_.size(); ++i) {
         const Shape& sh = shapes_[i];
         if (i) o += ',';
-        o += "{\"size\":"; num(o, sh.size);
-        o += ",\"extent\":"; num(o, sh.extent);
+        o += "{\"size\":";
+        num(o, sh.size);
+        o += ",\"extent\":";
+        num(o, sh.extent);
         o += ",\"runs\":";
         runs_json(o, sh.runs);
         o += '}';

@@ -10,6 +10,7 @@
 //   IOK_CAPTURE_QUIET  1: do not print the one line naming the trace
 #include <mpi.h>
 
+#include <unistd.h>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -17,7 +18,6 @@
 #include <mutex>
 #include <string>
 #include <vector>
-#include <unistd.h>
 
 #include "capture_state.hpp"
 
@@ -69,8 +69,8 @@ enum class Pointer { Explicit, Individual, Shared, Ordered };
 // status (blocking calls) the bytes recorded are those moved — a read past
 // the end of file moves fewer than asked — else those asked for.
 template <class Call>
-int record(MPI_File fh, std::uint32_t flags, Pointer ptr, MPI_Offset offset, int count, MPI_Datatype type,
-           Call&& call, MPI_Status* status = nullptr) {
+int record(MPI_File fh, std::uint32_t flags, Pointer ptr, MPI_Offset offset, int count, MPI_Datatype type, Call&& call,
+           MPI_Status* status = nullptr) {
     std::int64_t voff = 0;
     Session* s = nullptr;
     {
@@ -78,9 +78,15 @@ int record(MPI_File fh, std::uint32_t flags, Pointer ptr, MPI_Offset offset, int
         s = state().find(fh);
         if (s) {
             switch (ptr) {
-                case Pointer::Explicit: voff = static_cast<std::int64_t>(offset) * s->etype_size; flags |= kExplicit; break;
+                case Pointer::Explicit:
+                    voff = static_cast<std::int64_t>(offset) * s->etype_size;
+                    flags |= kExplicit;
+                    break;
                 case Pointer::Individual: voff = individual_voff(fh, *s); break;
-                case Pointer::Shared: voff = shared_voff(fh, *s); flags |= kShared; break;
+                case Pointer::Shared:
+                    voff = shared_voff(fh, *s);
+                    flags |= kShared;
+                    break;
                 case Pointer::Ordered: break;
             }
         }
@@ -106,9 +112,7 @@ int record(MPI_File fh, std::uint32_t flags, Pointer ptr, MPI_Offset offset, int
 
 constexpr std::uint32_t W = kWrite, R = 0, C = kCollective, NB = kNonblocking, SP = kSplit | kCollective;
 
-std::string default_trace_path(int pid) {
-    return "iokernels-trace-" + std::to_string(pid) + ".json";
-}
+std::string default_trace_path(int pid) { return "iokernels-trace-" + std::to_string(pid) + ".json"; }
 
 void write_trace(int rank, int size) {
     CaptureState& st = state();
@@ -148,15 +152,18 @@ void write_trace(int rank, int size) {
     const auto quoted = [](const std::string& s) {
         std::string o = "\"";
         for (unsigned char c : s) {
-            if (c == '"' || c == '\\') { o += '\\'; o += static_cast<char>(c); }
-            else if (c >= 0x20) o += static_cast<char>(c);
+            if (c == '"' || c == '\\') {
+                o += '\\';
+                o += static_cast<char>(c);
+            } else if (c >= 0x20)
+                o += static_cast<char>(c);
         }
         return o + "\"";
     };
     std::string firstline = std::string(lib).substr(0, std::string(lib).find('\n'));
     const std::string head = "{\"format\":\"iokernels-trace\",\"version\":" + std::to_string(kTraceVersion) +
-                             ",\"nranks\":" + std::to_string(size) +
-                             ",\"program\":" + quoted(program) + ",\"mpi\":" + quoted(firstline) + ",\"ranks\":[\n";
+                             ",\"nranks\":" + std::to_string(size) + ",\"program\":" + quoted(program) +
+                             ",\"mpi\":" + quoted(firstline) + ",\"ranks\":[\n";
     FILE* f = std::fopen(path.c_str(), "wb");
     bool ok = f != nullptr;
     int err = errno;
@@ -174,7 +181,8 @@ void write_trace(int rank, int size) {
         ok = (std::fclose(f) == 0) && ok;
     }
     if (!ok)
-        std::fprintf(stderr, "iok_capture: error: cannot write the trace %s: %s (set IOK_CAPTURE_TRACE to a writable path)\n",
+        std::fprintf(stderr,
+                     "iok_capture: error: cannot write the trace %s: %s (set IOK_CAPTURE_TRACE to a writable path)\n",
                      path.c_str(), std::strerror(err));
     else if (!std::getenv("IOK_CAPTURE_QUIET") || std::strcmp(std::getenv("IOK_CAPTURE_QUIET"), "1") != 0)
         std::fprintf(stderr, "iok_capture: MPI-IO trace of %d rank(s) written to %s\n", size, path.c_str());

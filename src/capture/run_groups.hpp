@@ -61,8 +61,9 @@ inline std::uint64_t mix(std::uint64_t h, std::uint64_t x) {
 // so an adversarial list costs time linear in its length and still
 // round-trips exactly.
 inline std::vector<std::int64_t> fold_groups(const std::vector<Group>& g) {
-    constexpr std::size_t W = 3;            // groups per signature window
-    constexpr std::size_t kCandidates = 64;  // look-alike windows tried per position (E3SM F case: with 8 the repeat of a level was out of reach)
+    constexpr std::size_t W = 3;  // groups per signature window
+    constexpr std::size_t kCandidates =
+        64;  // look-alike windows tried per position (E3SM F case: with 8 the repeat of a level was out of reach)
     const std::size_t n = g.size();
     std::vector<std::int64_t> out;
     out.reserve(n * 4);
@@ -156,7 +157,8 @@ std::string unfold_runs(const std::vector<std::int64_t>& flat, std::int64_t max_
     for (std::size_t i = 0; i < flat.size(); i += 4) {
         const std::int64_t* q = flat.data() + i;
         if (q[3] > 0) {
-            if (q[1] <= 0 || q[0] < 0) return "a run has length " + std::to_string(q[1]) + " at offset " + std::to_string(q[0]);
+            if (q[1] <= 0 || q[0] < 0)
+                return "a run has length " + std::to_string(q[1]) + " at offset " + std::to_string(q[0]);
             if (!emit_group(q, 0)) return overflow ? "a run's offset overflows" : too_many;
             continue;
         }

@@ -12,8 +12,10 @@ constexpr std::int64_t kMarkerLimit = 256LL << 20;
 
 void emit(std::vector<ByteRun>& out, std::int64_t off, std::int64_t len) {
     if (len <= 0) return;
-    if (!out.empty() && out.back().off + out.back().len == off) out.back().len += len;
-    else out.push_back({off, len});
+    if (!out.empty() && out.back().off + out.back().len == off)
+        out.back().len += len;
+    else
+        out.push_back({off, len});
 }
 
 struct TypeInfo {
@@ -52,7 +54,10 @@ bool flatten_by_marker(MPI_Datatype t, std::int64_t base, std::vector<ByteRun>& 
     std::int64_t i = 0;
     const std::int64_t n = ti.true_extent;
     while (i < n) {
-        if (!buf[static_cast<std::size_t>(i)]) { ++i; continue; }
+        if (!buf[static_cast<std::size_t>(i)]) {
+            ++i;
+            continue;
+        }
         std::int64_t j = i;
         while (j < n && buf[static_cast<std::size_t>(j)]) ++j;
         emit(out, base + ti.true_lb + i, j - i);
@@ -120,8 +125,10 @@ bool flatten_rec(MPI_Datatype t, std::int64_t base, std::vector<ByteRun>& out, i
     PMPI_Type_get_envelope(t, &ni, &na, &nt, &combiner);
     if (combiner == MPI_COMBINER_NAMED) {
         const TypeInfo ti = info_of(t);
-        if (ti.true_extent == ti.size) emit(out, base + ti.true_lb, ti.size);
-        else return flatten_by_marker(t, base, out);  // pair types (MPI_DOUBLE_INT) have holes
+        if (ti.true_extent == ti.size)
+            emit(out, base + ti.true_lb, ti.size);
+        else
+            return flatten_by_marker(t, base, out);  // pair types (MPI_DOUBLE_INT) have holes
         return true;
     }
     std::vector<int> ints(static_cast<std::size_t>(ni));
@@ -131,9 +138,7 @@ bool flatten_rec(MPI_Datatype t, std::int64_t base, std::vector<ByteRun>& out, i
     bool ok = true;
     const auto old_info = [&](int k) { return info_of(types[static_cast<std::size_t>(k)]); };
     switch (combiner) {
-        case MPI_COMBINER_DUP:
-            ok = flatten_rec(types[0], base, out, depth + 1);
-            break;
+        case MPI_COMBINER_DUP: ok = flatten_rec(types[0], base, out, depth + 1); break;
         case MPI_COMBINER_RESIZED:  // the extent changes, the bytes do not
             ok = flatten_rec(types[0], base, out, depth + 1);
             break;
@@ -174,13 +179,12 @@ bool flatten_rec(MPI_Datatype t, std::int64_t base, std::vector<ByteRun>& out, i
             const int n = ints[0];
             for (int i = 0; ok && i < n; ++i) {
                 const TypeInfo oi = old_info(i);
-                ok = repeat(types[static_cast<std::size_t>(i)], oi, ints[1 + i], base + aints[i], oi.extent, out, depth);
+                ok =
+                    repeat(types[static_cast<std::size_t>(i)], oi, ints[1 + i], base + aints[i], oi.extent, out, depth);
             }
             break;
         }
-        case MPI_COMBINER_SUBARRAY:
-            ok = flatten_subarray(ints, types[0], base, out, depth);
-            break;
+        case MPI_COMBINER_SUBARRAY: ok = flatten_subarray(ints, types[0], base, out, depth); break;
         default:  // DARRAY, F90 types, anything newer
             ok = flatten_by_marker(t, base, out);
             break;

@@ -23,8 +23,10 @@ constexpr std::size_t kLarge = std::size_t(2) << 20;
 }  // namespace
 
 void ArenaFree::operator()(unsigned char* p) const {
-    if (mapped) munmap(p, mapped);
-    else std::free(p);
+    if (mapped)
+        munmap(p, mapped);
+    else
+        std::free(p);
 }
 
 std::size_t BufferArena::reserve(std::size_t bytes, std::size_t align) {

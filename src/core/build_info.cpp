@@ -27,7 +27,7 @@ static std::string parent_dir(const std::string& path) {
 }
 
 static bool is_dir(const std::string& path) {
-    struct stat st {};
+    struct stat st{};
     return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
@@ -57,15 +57,16 @@ nlohmann::json build_info() {
 }
 
 std::string version_text() {
-    std::string t = std::string("iokernels ") + IOK_VERSION + " (git " + IOK_GIT_REVISION + ", " +
-                    build_description() + ")\n";
+    std::string t =
+        std::string("iokernels ") + IOK_VERSION + " (git " + IOK_GIT_REVISION + ", " + build_description() + ")\n";
     const std::string prefix = install_prefix();
     if (!prefix.empty())
         t += "installed in " + prefix + "\n";
     else
         t += "not installed: running from " + parent_dir(executable_path()) + "\n";
     t += "built with:\n";
-    for (const auto& [name, version] : build_libraries()) t += "  " + name + std::string(name.size() < 10 ? 10 - name.size() : 1, ' ') + version + "\n";
+    for (const auto& [name, version] : build_libraries())
+        t += "  " + name + std::string(name.size() < 10 ? 10 - name.size() : 1, ' ') + version + "\n";
     return t;
 }
 

@@ -4,18 +4,18 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <climits>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <cstddef>
-#include <algorithm>
-#include <climits>
-#include <thread>
-#include <cstdlib>
 #include <map>
-#include <utility>
 #include <string>
-#include <cstdio>
+#include <thread>
+#include <utility>
 #include <vector>
 
 namespace iok {
@@ -39,7 +39,7 @@ int g_next_cleanup = 0;
 void report(const CollectiveFailure& e, int rank, int size) {
     if (rank != 0) return;
     print_error(e.what() + (size > 1 && e.failing_rank() != 0 ? " (rank " + std::to_string(e.failing_rank()) + ")"
-                                                               : std::string()),
+                                                              : std::string()),
                 e.hint());
 }
 

@@ -25,7 +25,8 @@ namespace iok {
 class CollectiveFailure : public Error {
 public:
     CollectiveFailure(const std::string& what, const std::string& hint, int rank, int exit_code = 1)
-        : Error(what, hint, exit_code), rank_(rank) {}
+        : Error(what, hint, exit_code),
+          rank_(rank) {}
     int failing_rank() const { return rank_; }
 
 private:
@@ -47,10 +48,10 @@ void collective_step(MPI_Comm comm, const std::function<void()>& fn);
 // it once.  The first caller wins; the claim lasts until the process exits.
 bool first_to_speak_on_this_node();
 
-void note_files_open(int delta);  // +1 once a file is created/opened, -1 once closed
+void note_files_open(int delta);                // +1 once a file is created/opened, -1 once closed
 int at_abandon(std::function<void()> cleanup);  // returns an id for cancel_abandon
 void cancel_abandon(int id);
-void run_abandon_cleanups();    // the registered cleanups (rank 0 removes outputs)
+void run_abandon_cleanups();  // the registered cleanups (rank 0 removes outputs)
 // "iokernels <kernel>: error: WHAT" and "  hint: HINT" on stderr, in one write.
 void print_error(const std::string& what, const std::string& hint);
 

@@ -8,8 +8,7 @@ namespace iok {
 
 std::pair<std::string, std::string> split_key_value(const std::string& kv, const std::string& what) {
     auto eq = kv.find('=');
-    if (eq == std::string::npos || eq == 0)
-        throw Error("malformed " + what + " '" + kv + "'", "write it as KEY=VALUE");
+    if (eq == std::string::npos || eq == 0) throw Error("malformed " + what + " '" + kv + "'", "write it as KEY=VALUE");
     return {kv.substr(0, eq), kv.substr(eq + 1)};
 }
 

@@ -9,7 +9,9 @@ namespace iok {
 class Error : public std::runtime_error {
 public:
     explicit Error(const std::string& what, std::string hint = {}, int exit_code = 1)
-        : std::runtime_error(what), hint_(std::move(hint)), exit_code_(exit_code) {}
+        : std::runtime_error(what),
+          hint_(std::move(hint)),
+          exit_code_(exit_code) {}
     const std::string& hint() const { return hint_; }
     int exit_code() const { return exit_code_; }
 

@@ -21,7 +21,6 @@ std::vector<std::string> g_paths;  // outputs open for writing
 bool g_started = false;
 int g_rank = 0;
 
-
 // Half the time a rank waits for the others to agree on its failure
 // (collective.cpp, IOK_FAILURE_WAIT_SECONDS, default 20 s): on a full file
 // system the watchdog speaks first, with the cause, instead of a rank giving

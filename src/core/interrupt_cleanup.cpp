@@ -35,7 +35,7 @@ struct BlockSignals {
 // Depth-first removal with plain system calls (no allocation by us beyond
 // the path buffer on the stack): the process is about to exit anyway.
 void remove_tree(const char* path, int depth) {
-    struct stat st {};
+    struct stat st{};
     if (lstat(path, &st) != 0) return;
     if (S_ISDIR(st.st_mode) && depth < 16) {
         if (DIR* d = opendir(path)) {
@@ -66,7 +66,7 @@ void install_once() {
     static bool installed = false;
     if (installed) return;
     installed = true;
-    struct sigaction sa {};
+    struct sigaction sa{};
     sa.sa_handler = on_interrupt;
     sigemptyset(&sa.sa_mask);
     sigaddset(&sa.sa_mask, SIGINT);

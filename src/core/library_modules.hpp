@@ -28,10 +28,10 @@ void library_module_present(const std::string& module);
 }  // namespace iok
 
 // In one source file of each module: IOK_LIBRARY_MODULE(hdf5, "hdf5").
-#define IOK_LIBRARY_MODULE(ident, name)                                          \
-    namespace {                                                                  \
-    const bool iok_library_module_##ident = [] {                                 \
-        ::iok::library_module_present(name);                                     \
-        return true;                                                             \
-    }();                                                                         \
+#define IOK_LIBRARY_MODULE(ident, name)          \
+    namespace {                                  \
+    const bool iok_library_module_##ident = [] { \
+        ::iok::library_module_present(name);     \
+        return true;                             \
+    }();                                         \
     }

@@ -31,7 +31,6 @@ static std::map<std::string, std::string (*)()>& library_versions() {
 
 void register_library_version(const std::string& name, std::string (*version)()) { library_versions()[name] = version; }
 
-
 std::string info_value(MPI_Info info, const std::string& key, const std::string& dflt) {
     if (info == MPI_INFO_NULL) return dflt;
     char value[MPI_MAX_INFO_VAL + 1];
@@ -82,10 +81,13 @@ std::string file_checksum_crc32(const std::string& path, MPI_Comm comm) {
         in.seekg(begin);
         std::vector<char> buf(static_cast<std::size_t>(std::min<long long>(end - begin, 1 << 20)));
         for (long long at = begin; at < end && ok;) {
-            const auto n = static_cast<std::streamsize>(std::min<long long>(end - at, static_cast<long long>(buf.size())));
+            const auto n =
+                static_cast<std::streamsize>(std::min<long long>(end - at, static_cast<long long>(buf.size())));
             in.read(buf.data(), n);
-            if (in.gcount() != n) ok = 0;
-            else crc = crc32(crc, reinterpret_cast<const Bytef*>(buf.data()), static_cast<uInt>(n));
+            if (in.gcount() != n)
+                ok = 0;
+            else
+                crc = crc32(crc, reinterpret_cast<const Bytef*>(buf.data()), static_cast<uInt>(n));
             at += n;
         }
     }
@@ -97,7 +99,8 @@ std::string file_checksum_crc32(const std::string& path, MPI_Comm comm) {
     for (int r = 0; r < size; ++r) {
         if (!crcs[2 * static_cast<std::size_t>(r) + 1]) return "";  // a rank could not read its slice
         const long long len = total * (r + 1) / size - total * r / size;
-        whole = crc32_combine(whole, static_cast<uLong>(crcs[2 * static_cast<std::size_t>(r)]), static_cast<z_off_t>(len));
+        whole =
+            crc32_combine(whole, static_cast<uLong>(crcs[2 * static_cast<std::size_t>(r)]), static_cast<z_off_t>(len));
     }
     char out[9];
     std::snprintf(out, sizeof out, "%08lx", static_cast<unsigned long>(whole));
@@ -116,15 +119,15 @@ int count_nodes(MPI_Comm comm) {
 }
 
 static bool relevant_env(const char* kv) {
-    static const char* prefixes[] = {"OMPI_MCA_", "PRTE_MCA_", "ROMIO_", "MPICH_", "HDF5_",
-                                     "H5_",       "PNETCDF_",  "ADIOS2_", "IOK_",  "OMP_"};
+    static const char* prefixes[] = {"OMPI_MCA_", "PRTE_MCA_", "ROMIO_",  "MPICH_", "HDF5_",
+                                     "H5_",       "PNETCDF_",  "ADIOS2_", "IOK_",   "OMP_"};
     for (const char* p : prefixes)
         if (std::strncmp(kv, p, std::strlen(p)) == 0) return true;
     return false;
 }
 
-nlohmann::json build_manifest(MPI_Comm comm, const std::vector<std::string>& argv,
-                              const std::vector<InputFile>& inputs, MPI_Info hints) {
+nlohmann::json build_manifest(MPI_Comm comm, const std::vector<std::string>& argv, const std::vector<InputFile>& inputs,
+                              MPI_Info hints) {
     int size = 1, rank = 0;
     MPI_Comm_size(comm, &size);
     MPI_Comm_rank(comm, &rank);

@@ -26,7 +26,7 @@ static std::uint64_t status_field_kib(const char* field) {
 
 std::uint64_t peak_rss_bytes() {
     if (auto kib = status_field_kib("VmHWM")) return kib * 1024;
-    struct rusage ru {};
+    struct rusage ru{};
     getrusage(RUSAGE_SELF, &ru);
     return static_cast<std::uint64_t>(ru.ru_maxrss) * 1024;
 }

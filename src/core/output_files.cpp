@@ -105,7 +105,10 @@ void OutputFiles::remove_all() {
 }
 
 OutputFiles::OutputFiles(MPI_Comm comm, bool keep, bool overwrite)
-    : comm_(comm), keep_(keep), overwrite_(overwrite), abandon_id_(at_abandon([this] { remove_all(); })) {}
+    : comm_(comm),
+      keep_(keep),
+      overwrite_(overwrite),
+      abandon_id_(at_abandon([this] { remove_all(); })) {}
 
 OutputFiles::~OutputFiles() {
     cancel_abandon(abandon_id_);
@@ -118,7 +121,7 @@ std::string full_file_system(const std::string& path, unsigned long long min_fre
     std::error_code ec;
     fs::path dir = fs::is_directory(path, ec) ? fs::path(path) : fs::path(path).parent_path();
     if (dir.empty()) dir = ".";
-    struct statvfs st {};
+    struct statvfs st{};
     if (statvfs(dir.c_str(), &st) != 0) return "";
     const unsigned long long avail = static_cast<unsigned long long>(st.f_bavail) * st.f_frsize;
     if (avail >= min_free) return "";

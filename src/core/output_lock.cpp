@@ -73,8 +73,8 @@ std::string take_output_lock(const std::string& output) {
             continue;
         }
         return "output " + output + " is being written by another run" +
-               (who.empty() ? std::string() : " (pid " + who.substr(who.find(' ') + 1) + " on " +
-                                                  who.substr(0, who.find(' ')) + ")");
+               (who.empty() ? std::string()
+                            : " (pid " + who.substr(who.find(' ') + 1) + " on " + who.substr(0, who.find(' ')) + ")");
     }
     return "output " + output + " is being written by another run";
 }

@@ -7,9 +7,7 @@ namespace iok {
 
 void TextReport::section(const std::string& title) { rows_.push_back({"", title}); }
 
-void TextReport::line(const std::string& label, const std::string& value) {
-    rows_.push_back({label, value});
-}
+void TextReport::line(const std::string& label, const std::string& value) { rows_.push_back({label, value}); }
 
 void TextReport::line(const std::string& label, double value, const char* unit, int precision) {
     char buf[64];
@@ -17,9 +15,7 @@ void TextReport::line(const std::string& label, double value, const char* unit, 
     rows_.push_back({label, buf});
 }
 
-void TextReport::count(const std::string& label, std::uint64_t value) {
-    rows_.push_back({label, with_commas(value)});
-}
+void TextReport::count(const std::string& label, std::uint64_t value) { rows_.push_back({label, with_commas(value)}); }
 
 std::string TextReport::str() const {
     std::size_t width = 0;

@@ -19,8 +19,8 @@ private:
     std::vector<std::pair<std::string, std::string>> rows_;  // label empty = section header
 };
 
-std::string format_bytes(double bytes);        // "33.65 MB (32.09 MiB)"
-std::string with_commas(std::uint64_t n);      // 1,977,687
+std::string format_bytes(double bytes);    // "33.65 MB (32.09 MiB)"
+std::string with_commas(std::uint64_t n);  // 1,977,687
 constexpr double MiB = 1024.0 * 1024.0;
 
 }  // namespace iok

@@ -82,16 +82,17 @@ std::uint64_t free_bytes_for(const std::string& path) {
     std::error_code ec;
     fs::path dir = fs::is_directory(path, ec) ? fs::path(path) : fs::path(path).parent_path();
     if (dir.empty()) dir = ".";
-    struct statvfs st {};
+    struct statvfs st{};
     if (statvfs(dir.c_str(), &st) != 0) return kMax;  // unknown: the output checks say why
-    if (st.f_blocks == 0) return kMax;                 // a pseudo file system (/proc): no figure to compare
+    if (st.f_blocks == 0) return kMax;                // a pseudo file system (/proc): no figure to compare
     return static_cast<std::uint64_t>(st.f_bavail) * st.f_frsize;
 }
 
 void add_size_check_option(CLI::Option_group& group, bool& skip) {
-    group.add_flag("--no-size-check", skip,
-                 "run even when the estimated memory per node or bytes on disk exceed what is available "
-                 "(also IOK_NO_SIZE_CHECK=1)")
+    group
+        .add_flag("--no-size-check", skip,
+                  "run even when the estimated memory per node or bytes on disk exceed what is available "
+                  "(also IOK_NO_SIZE_CHECK=1)")
         ->capture_default_str();
 }
 
@@ -134,10 +135,11 @@ void check_resources(MPI_Comm comm, const ResourceNeeds& mine, bool skip, const 
         if (node_rank == 0) {
             const std::uint64_t avail = available_memory_bytes();
             if (node_need > avail)
-                throw Error("the run needs at least " + gib(node_need) + " of memory on this node (" +
-                                std::to_string(node_size) + " rank(s), up to " + gib(rank_max) +
-                                " per rank for its I/O buffers) but only " + gib(avail) + " is available",
-                            "reduce " + shrink + ", or spread the ranks over more nodes; --no-size-check runs it anyway");
+                throw Error(
+                    "the run needs at least " + gib(node_need) + " of memory on this node (" +
+                        std::to_string(node_size) + " rank(s), up to " + gib(rank_max) +
+                        " per rank for its I/O buffers) but only " + gib(avail) + " is available",
+                    "reduce " + shrink + ", or spread the ranks over more nodes; --no-size-check runs it anyway");
         }
         if (rank == 0 && !mine.output_path.empty()) {
             const std::uint64_t free_b = saturating_add(free_bytes_for(mine.output_path), mine.replaced_bytes);

@@ -32,7 +32,7 @@ struct ResourceNeeds {
 
 // What the machine has, as the check sees it (tests fake nothing: these are
 // read from /proc/meminfo, the cgroup limit and statvfs).
-std::uint64_t available_memory_bytes();            // this node, for new allocations
+std::uint64_t available_memory_bytes();                 // this node, for new allocations
 std::uint64_t free_bytes_for(const std::string& path);  // the file system holding path (or its parent)
 
 // Adds --no-size-check to an option group (the driver's common options).

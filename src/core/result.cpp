@@ -54,8 +54,9 @@ void Result::write(MPI_Comm comm, const std::string& path, MPI_Info hints) {
         mark_validity(doc);
         doc["manifest"] = manifest;
         std::ofstream out(path);
-        if (!out) throw Error("cannot write the JSON result " + path + ": " + std::strerror(errno),
-                              "choose a writable path with --json");
+        if (!out)
+            throw Error("cannot write the JSON result " + path + ": " + std::strerror(errno),
+                        "choose a writable path with --json");
         out << doc.dump(2) << '\n';
         if (!out) throw Error("writing the JSON result " + path + " failed (disk full?)");
     });

@@ -16,11 +16,10 @@ inline constexpr const char* kResultSchema = "iokernels-result/1";
 
 class Result {
 public:
-    Result(std::string kernel, std::vector<std::string> argv)
-        : kernel_(std::move(kernel)), argv_(std::move(argv)) {}
+    Result(std::string kernel, std::vector<std::string> argv) : kernel_(std::move(kernel)), argv_(std::move(argv)) {}
 
-    nlohmann::json& params() { return params_; }       // kernel options that shaped the run
-    nlohmann::json& summary() { return summary_; }     // kernel-level totals (optional)
+    nlohmann::json& params() { return params_; }    // kernel options that shaped the run
+    nlohmann::json& summary() { return summary_; }  // kernel-level totals (optional)
     void add_file(nlohmann::json file) { files_.push_back(std::move(file)); }
     const nlohmann::json& files() const { return files_; }
     void add_input(const std::string& role, const std::string& path) { inputs_.push_back({role, path}); }

@@ -15,7 +15,8 @@ CanonicalRebuild::CanonicalRebuild(const std::string& kind, const std::string& i
                "), with any number of processes, through any I/O stack (-a, -x, --param, --hint).",
            kind + "_replay") {
     app_.add_option("input", input_, input_help)->required();
-    app_.add_option("-o,--output", output_, "canonical file to write (default: the input path with _canonical inserted)");
+    app_.add_option("-o,--output", output_,
+                    "canonical file to write (default: the input path with _canonical inserted)");
     DriverDefaults d;
     d.verify_option = false;
     driver_ = std::make_unique<Driver>(app_.get_name().c_str(), comm, app_, argc, argv, d);

@@ -29,7 +29,7 @@ public:
     CanonicalRebuild(const std::string& kind, const std::string& input_help, MPI_Comm comm, int argc, char** argv);
 
     CLI::App& app() { return app_; }  // for a tool's own options, before parse()
-    bool parse();                      // false: --help was printed
+    bool parse();                     // false: --help was printed
     const std::string& input() const { return input_; }
     const std::string& output() const { return output_; }
     const CommonOptions& options() { return driver_->options(); }

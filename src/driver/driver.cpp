@@ -33,40 +33,55 @@ bool free_name(CLI::App& app, const std::string& name) { return app.get_option_n
 }  // namespace
 
 Driver::Driver(const char* kernel, MPI_Comm comm, CLI::App& app, int argc, char** argv, DriverDefaults d)
-    : kernel_(kernel), comm_(comm), app_(app), argc_(argc), argv_(argv), result_(kernel, argv_vector(argc, argv)) {
+    : kernel_(kernel),
+      comm_(comm),
+      app_(app),
+      argc_(argc),
+      argv_(argv),
+      result_(kernel, argv_vector(argc, argv)) {
     MPI_Comm_rank(comm, &rank_);
     MPI_Comm_size(comm, &size_);
     opt_.backend = d.backend;
     opt_.verify = d.verify;
     auto* g = app.add_option_group("I/O stack and run control (common to every kernel)");
-    if (free_name(app, "-a")) g->add_option("-a,--api", opt_.backend, "I/O library (backend): " + names(backend_names()))->capture_default_str();
+    if (free_name(app, "-a"))
+        g->add_option("-a,--api", opt_.backend, "I/O library (backend): " + names(backend_names()))
+            ->capture_default_str();
     if (free_name(app, "-x"))
         g->add_option("-x,--strategy", opt_.strategy,
                       "request strategy: " + names(strategy_names()) + " (iokernels backends describes them)")
             ->capture_default_str();
     if (free_name(app, "-g"))
         g->add_option("-g,--subfiles", opt_.subfiles, "blob/log: number of subfiles (0 = one per node)")
-            ->capture_default_str()->check(CLI::NonNegativeNumber);
+            ->capture_default_str()
+            ->check(CLI::NonNegativeNumber);
     if (free_name(app, "--param"))
         g->add_option("--param", opt_.params,
-                  "backend or strategy setting KEY=VALUE, repeatable (e.g. pnetcdf.api=vard, "
-                  "adios.NumAggregators=2, rearrange.aggregators=2; iokernels backends lists every key)")
+                      "backend or strategy setting KEY=VALUE, repeatable (e.g. pnetcdf.api=vard, "
+                      "adios.NumAggregators=2, rearrange.aggregators=2; iokernels backends lists every key)")
             ->allow_extra_args(false);  // one KEY=VALUE per --param: a positional after it stays positional
     if (free_name(app, "--hint"))
-        g->add_option("--hint", opt_.hints, "MPI-IO hint KEY=VALUE, repeatable (e.g. cb_nodes=2)")->allow_extra_args(false);
+        g->add_option("--hint", opt_.hints, "MPI-IO hint KEY=VALUE, repeatable (e.g. cb_nodes=2)")
+            ->allow_extra_args(false);
     if (free_name(app, "--independent"))
-        g->add_flag("--independent", opt_.independent, "independent instead of collective data access")->capture_default_str();
-    if (free_name(app, "-k")) g->add_flag("-k,--keep", opt_.keep, "keep the output files when the program exits")->capture_default_str();
+        g->add_flag("--independent", opt_.independent, "independent instead of collective data access")
+            ->capture_default_str();
+    if (free_name(app, "-k"))
+        g->add_flag("-k,--keep", opt_.keep, "keep the output files when the program exits")->capture_default_str();
     if (free_name(app, "--overwrite"))
-        g->add_flag("--overwrite", opt_.overwrite, "replace existing output files this run did not create")->capture_default_str();
+        g->add_flag("--overwrite", opt_.overwrite, "replace existing output files this run did not create")
+            ->capture_default_str();
     if (d.verify_option && free_name(app, "--verify"))
         // the kernel's default, spelt out: CLI11 shows {false} for a negatable flag whatever its value
         g->add_flag("--verify,!--no-verify", opt_.verify, "read every written file back and verify every element")
             ->default_str(opt_.verify ? "true" : "false");
-    if (free_name(app, "--json")) g->add_option("--json", opt_.json, "write the result (with manifest) as JSON to FILE");
+    if (free_name(app, "--json"))
+        g->add_option("--json", opt_.json, "write the result (with manifest) as JSON to FILE");
     if (free_name(app, "--csv")) g->add_option("--csv", opt_.csv, "write one CSV row per file of the result to FILE");
-    if (free_name(app, "-q")) g->add_flag("-q,--quiet", opt_.quiet, "print only the final report")->capture_default_str();
-    if (free_name(app, "-v")) g->add_flag("-v,--verbose", opt_.verbose, "print progress details")->capture_default_str();
+    if (free_name(app, "-q"))
+        g->add_flag("-q,--quiet", opt_.quiet, "print only the final report")->capture_default_str();
+    if (free_name(app, "-v"))
+        g->add_flag("-v,--verbose", opt_.verbose, "print progress details")->capture_default_str();
     add_size_check_option(*g, opt_.no_size_check);
     if (free_name(app, "--dry-run"))
         g->add_flag("--dry-run", opt_.dry_run,
@@ -171,14 +186,14 @@ void Driver::require(bool have, const std::string& what, const std::string& capa
         // Name the backends that have it (a capability flag or an option key).
         struct Named {
             const char* name;
-            bool Capabilities::*flag;
+            bool Capabilities::* flag;
         };
         static const Named kFlags[] = {{"compound files", &Capabilities::compound_files},
                                        {"chunking", &Capabilities::chunking},
                                        {"alignment", &Capabilities::alignment},
                                        {"object alignment", &Capabilities::aligns_objects},
                                        {"struct memory", &Capabilities::struct_memory}};
-        bool Capabilities::*flag = nullptr;
+        bool Capabilities::* flag = nullptr;
         for (const Named& n : kFlags)
             if (capability == n.name) flag = n.flag;
         std::string with;
@@ -188,7 +203,7 @@ void Driver::require(bool have, const std::string& what, const std::string& capa
             if (ok) with += (with.empty() ? "" : ", ") + b.name;
         }
         throw Unsupported(what + " needs " + capability + ", which backend " + opt_.backend + " does not have",
-                    with.empty() ? "drop " + what : "use -a " + with + ", or drop " + what);
+                          with.empty() ? "drop " + what : "use -a " + with + ", or drop " + what);
     });
 }
 
@@ -240,8 +255,10 @@ void Driver::record(FileOutcome& out, const nlohmann::json& extra) {
     }
     if (out.mismatches && first_mismatch_.empty()) first_mismatch_ = out.metrics.path + ": " + out.first_mismatch;
     mismatches_ += out.mismatches;
-    if (hints_in_effect_ == MPI_INFO_NULL) hints_in_effect_ = out.hints;
-    else if (out.hints != MPI_INFO_NULL) MPI_Info_free(&out.hints);
+    if (hints_in_effect_ == MPI_INFO_NULL)
+        hints_in_effect_ = out.hints;
+    else if (out.hints != MPI_INFO_NULL)
+        MPI_Info_free(&out.hints);
     out.hints = MPI_INFO_NULL;
 }
 

@@ -91,8 +91,8 @@ public:
     std::string writing_library() const;
     // "hdf5", "hdf5 + rearrange", "mpiio (log layout; -a hdf5 for log_replay)".
     std::string stack_label() const;
-    std::string library_label() const;  // version of the writing library: "PnetCDF 1.14.0"
-    std::string extension() const;  // file extension of -a's backend
+    std::string library_label() const;                             // version of the writing library: "PnetCDF 1.14.0"
+    std::string extension() const;                                 // file extension of -a's backend
     MPI_Info hints_in_effect() const { return hints_in_effect_; }  // of the first file recorded
     // The configuration the stack is built with (validated, defaults filled).
     const BackendConfig& config();

@@ -91,7 +91,8 @@ ResourceNeeds resource_needs(const KernelPlan& plan) {
         for (const auto& s : g.steps) {
             if (!s.plan) continue;  // recorded calls: one access's buffer at a time
             const std::uint64_t buffers = plan_buffer_bytes(*s.plan, g.ticks > 0 ? 1 : 0);
-            need.memory_bytes = std::max(need.memory_bytes, saturating_mul(buffers, s.plan->memory_struct.empty() ? 1 : 2));
+            need.memory_bytes =
+                std::max(need.memory_bytes, saturating_mul(buffers, s.plan->memory_struct.empty() ? 1 : 2));
             if (s.kind == StepKind::Read || (s.kind == StepKind::Update && !s.grows_file)) continue;
             on_disk[s.path] = plan_file_bytes(*s.plan);
             if (need.output_path.empty()) need.output_path = plan.output_dir.empty() ? s.path : plan.output_dir;
@@ -134,8 +135,8 @@ void run_whole_files(Driver& d, Kernel& k, Backend& stack, MPI_Comm comm, const 
                 outs.push_back({&s, std::move(*o), std::move(tags)});
             }
         } else {
-            outs.push_back({&s, s.kind == StepKind::Read ? runner.read(*s.plan, s.path) : runner.write(*s.plan, s.path),
-                            s.tags});
+            outs.push_back(
+                {&s, s.kind == StepKind::Read ? runner.read(*s.plan, s.path) : runner.write(*s.plan, s.path), s.tags});
         }
         for (auto& o : outs) finish_step(d, k, comm, s, std::move(o), done);
     }
@@ -152,7 +153,9 @@ void run_by_ticks(Driver& d, Kernel& k, Backend& stack, MPI_Comm comm, const Ker
         int first = 0;
     };
     std::vector<Open> open(g.steps.size());
-    auto tick_of = [&](const Step& s, int k_rec) { return s.ticks.empty() ? k_rec : s.ticks[static_cast<std::size_t>(k_rec)]; };
+    auto tick_of = [&](const Step& s, int k_rec) {
+        return s.ticks.empty() ? k_rec : s.ticks[static_cast<std::size_t>(k_rec)];
+    };
     auto records = [&](const Step& s) { return s.ticks.empty() ? g.ticks : static_cast<int>(s.ticks.size()); };
     for (int t = 0; t < g.ticks; ++t) {
         if (g.before_tick) g.before_tick(t);
@@ -165,9 +168,10 @@ void run_by_ticks(Driver& d, Kernel& k, Backend& stack, MPI_Comm comm, const Ker
                 if (s.kind == StepKind::Read) {
                     f.reader = std::make_unique<RecordReader>(comm, stack, ro, *s.plan, s.path);
                 } else {
-                    f.writer = std::make_unique<RecordWriter>(comm, stack, ro, *s.plan, s.path,
-                                                              s.kind == StepKind::Update ? Access::Update : Access::Read);
-                    if (s.first_record) collective_step(comm, [&] { f.first = s.first_record(f.writer->records_in_file()); });
+                    f.writer = std::make_unique<RecordWriter>(
+                        comm, stack, ro, *s.plan, s.path, s.kind == StepKind::Update ? Access::Update : Access::Read);
+                    if (s.first_record)
+                        collective_step(comm, [&] { f.first = s.first_record(f.writer->records_in_file()); });
                 }
             }
             // A step without records still opens and closes its file (GCRM's grid file).
@@ -177,7 +181,8 @@ void run_by_ticks(Driver& d, Kernel& k, Backend& stack, MPI_Comm comm, const Ker
                     f.reader->read(r, r + 1);
                 } else {
                     if (!s.gapped_records.empty())
-                        f.writer->set_noncontig_buffer(std::count(s.gapped_records.begin(), s.gapped_records.end(), r) > 0);
+                        f.writer->set_noncontig_buffer(std::count(s.gapped_records.begin(), s.gapped_records.end(), r) >
+                                                       0);
                     f.writer->write(r, r + 1);
                 }
             }
@@ -231,10 +236,10 @@ void Kernel::dry_run(Driver& d) {
         if (talk) std::fputs(census_text(f, d.size()).c_str(), stdout);
         nlohmann::json j = census_json(f, d.size());
         j["path"] = s->path;
-        j["kind"] = s->kind == StepKind::Write ? "write"
-                    : s->kind == StepKind::Read ? "read"
+        j["kind"] = s->kind == StepKind::Write   ? "write"
+                    : s->kind == StepKind::Read  ? "read"
                     : s->kind == StepKind::Calls ? "recorded calls"
-                                                : "update";
+                                                 : "update";
         for (auto it = s->tags.begin(); it != s->tags.end(); ++it) j[it.key()] = it.value();
         d.result().add_file(j);
     }

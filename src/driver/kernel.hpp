@@ -65,7 +65,11 @@ struct Step {
     Step() = default;
     Step(StepKind k, std::shared_ptr<const FilePlan> p, std::string file, PathUse u = PathUse::Output,
          nlohmann::json t = nlohmann::json::object())
-        : kind(k), plan(std::move(p)), path(std::move(file)), use(u), tags(std::move(t)) {}
+        : kind(k),
+          plan(std::move(p)),
+          path(std::move(file)),
+          use(u),
+          tags(std::move(t)) {}
 
     StepKind kind = StepKind::Write;
     // This rank's plan of the file, shared by the steps of one file (a
@@ -192,14 +196,13 @@ struct KernelInfo {
 void register_kernel(KernelInfo info);
 const std::vector<KernelInfo>& registered_kernels();
 
-#define IOK_REGISTER_KERNEL(ident, name, description, type)                                              \
-    namespace {                                                                                           \
-    const bool iok_kernel_registered_##ident = [] {                                                       \
-        ::iok::register_kernel({name, description, []() -> std::unique_ptr<::iok::Kernel> {              \
-                                    return std::make_unique<type>();                                      \
-                                }});                                                                      \
-        return true;                                                                                      \
-    }();                                                                                                  \
+#define IOK_REGISTER_KERNEL(ident, name, description, type)                                                    \
+    namespace {                                                                                                \
+    const bool iok_kernel_registered_##ident = [] {                                                            \
+        ::iok::register_kernel(                                                                                \
+            {name, description, []() -> std::unique_ptr<::iok::Kernel> { return std::make_unique<type>(); }}); \
+        return true;                                                                                           \
+    }();                                                                                                       \
     }
 
 }  // namespace iok

@@ -73,8 +73,7 @@ public:
         try {
             if (!random_access_) engine_.EndStep();
             engine_.Close();
-        } catch (...) {
-        }
+        } catch (...) {}
     }
     std::string format() const override { return "ADIOS2 " + engine_name_; }
 
@@ -83,7 +82,8 @@ public:
         if (io_.VariableType(v).empty()) return std::nullopt;
         auto all = read_ints(v);
         if (all.size() != 1 || all[0] < 0)
-            throw Error(path_ + ": " + v + " is not one non-negative integer", "the file is not in E3SM-IO's BP map layout");
+            throw Error(path_ + ": " + v + " is not one non-negative integer",
+                        "the file is not in E3SM-IO's BP map layout");
         return static_cast<std::uint64_t>(all[0]);
     }
 
@@ -94,12 +94,17 @@ public:
         if (t.empty()) throw Error(path_ + ": has no variable '" + name + "'", "is this a decomposition map file?");
         std::vector<std::int64_t> out;
         guard("reading variable " + name, [&] {
-            if (t == "int32_t") out = widen(get<std::int32_t>(name));
-            else if (t == "int64_t") out = widen(get<std::int64_t>(name));
-            else if (t == "uint64_t") out = widen(get<std::uint64_t>(name));
-            else if (t == "uint32_t") out = widen(get<std::uint32_t>(name));
-            else throw Error(path_ + ": variable '" + name + "' is " + t + ", not an integer array",
-                             "is this a decomposition map file?");
+            if (t == "int32_t")
+                out = widen(get<std::int32_t>(name));
+            else if (t == "int64_t")
+                out = widen(get<std::int64_t>(name));
+            else if (t == "uint64_t")
+                out = widen(get<std::uint64_t>(name));
+            else if (t == "uint32_t")
+                out = widen(get<std::uint32_t>(name));
+            else
+                throw Error(path_ + ": variable '" + name + "' is " + t + ", not an integer array",
+                            "is this a decomposition map file?");
         });
         return out;
     }
@@ -129,10 +134,12 @@ private:
             if (type == params.end() || shape == params.end() || shape->second.empty()) continue;
             std::uint64_t size = type->second == "int32_t" || type->second == "uint32_t"   ? 4
                                  : type->second == "int64_t" || type->second == "uint64_t" ? 8
-                                                                                            : 0;
+                                                                                           : 0;
             if (size == 0) continue;
-            if (type->second == "int32_t") compressed = compressed || !io_.InquireVariable<std::int32_t>(name).Operations().empty();
-            if (type->second == "int64_t") compressed = compressed || !io_.InquireVariable<std::int64_t>(name).Operations().empty();
+            if (type->second == "int32_t")
+                compressed = compressed || !io_.InquireVariable<std::int32_t>(name).Operations().empty();
+            if (type->second == "int64_t")
+                compressed = compressed || !io_.InquireVariable<std::int64_t>(name).Operations().empty();
             std::uint64_t elements = 1;
             for (std::size_t at = 0; at < shape->second.size();) {  // "N" or "N, M"
                 std::size_t end = shape->second.find(',', at);
@@ -154,8 +161,8 @@ private:
             have = fs::file_size(path_, ec);  // BP3 without subfiles: data and metadata in one file
         }
         if (have < need)
-            throw Error(path_ + ": truncated: its data files hold " + std::to_string(have) + " bytes, its arrays need " +
-                            std::to_string(need),
+            throw Error(path_ + ": truncated: its data files hold " + std::to_string(have) +
+                            " bytes, its arrays need " + std::to_string(need),
                         "the map was cut short (an interrupted copy?); copy or write it again");
     }
 
@@ -200,12 +207,16 @@ private:
 
 void define_attr(adios2::IO& io, const Attribute& a, const std::string& var) {
     if (a.is_text) {
-        if (var.empty()) io.DefineAttribute<std::string>(a.name, a.text);
-        else io.DefineAttribute<std::string>(a.name, a.text, var, "/");
+        if (var.empty())
+            io.DefineAttribute<std::string>(a.name, a.text);
+        else
+            io.DefineAttribute<std::string>(a.name, a.text, var, "/");
     } else {
         std::vector<std::int32_t> v(a.ints.begin(), a.ints.end());
-        if (var.empty()) io.DefineAttribute<std::int32_t>(a.name, v.data(), v.size());
-        else io.DefineAttribute<std::int32_t>(a.name, v.data(), v.size(), var, "/");
+        if (var.empty())
+            io.DefineAttribute<std::int32_t>(a.name, v.data(), v.size());
+        else
+            io.DefineAttribute<std::int32_t>(a.name, v.data(), v.size(), var, "/");
     }
 }
 
@@ -229,16 +240,17 @@ void write_adios2_arrays(const std::string& path, const ArrayFile& f, Container 
     // after that: a renamed copy would not read.  Refuse rather than write
     // somewhere else than asked.
     if (kind == Container::Bp3 && (path.size() < 3 || path.compare(path.size() - 3, 3, ".bp") != 0))
-        throw Error(path + ": ADIOS2 writes BP3 files only under names ending in .bp (this one would become " + path +
-                        ".bp)",
-                    "name the map <something>.bp, or use --format bp4 or bp5, which keep any name");
+        throw Error(
+            path + ": ADIOS2 writes BP3 files only under names ending in .bp (this one would become " + path + ".bp)",
+            "name the map <something>.bp, or use --format bp4 or bp5, which keep any name");
     remove_previous(path);
     try {
         adios2::ADIOS adios;
         adios2::IO io = adios.DeclareIO("iok_map_writer");
         io.SetEngine(engine_name);
         std::vector<std::pair<adios2::Variable<std::uint64_t>, std::uint64_t>> dims;
-        for (const auto& [name, len] : f.dims) dims.emplace_back(io.DefineVariable<std::uint64_t>(kDimPrefix + name), len);
+        for (const auto& [name, len] : f.dims)
+            dims.emplace_back(io.DefineVariable<std::uint64_t>(kDimPrefix + name), len);
         for (const auto& a : f.attrs) define_attr(io, a, "");
         std::vector<adios2::Variable<std::int32_t>> vars;
         for (const auto& arr : f.arrays) {
@@ -277,4 +289,5 @@ void write_adios2_arrays(const std::string& path, const ArrayFile& f, Container 
 
 }  // namespace iok::formats
 
-IOK_REGISTER_CONTAINER_LIBRARY(adios2, "adios2", {iok::formats::open_adios2_arrays, iok::formats::write_adios2_arrays, nullptr})
+IOK_REGISTER_CONTAINER_LIBRARY(adios2, "adios2",
+                               {iok::formats::open_adios2_arrays, iok::formats::write_adios2_arrays, nullptr})

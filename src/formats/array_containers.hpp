@@ -42,10 +42,10 @@ void register_container_library(const std::string& module, ContainerLibrary lib)
 }  // namespace iok::formats
 
 // In the module's container source: IOK_REGISTER_CONTAINER_LIBRARY(hdf5, "hdf5", lib).
-#define IOK_REGISTER_CONTAINER_LIBRARY(ident, module, ...)                       \
-    namespace {                                                                  \
-    const bool iok_container_library_##ident = [] {                              \
-        ::iok::formats::register_container_library(module, __VA_ARGS__);        \
-        return true;                                                             \
-    }();                                                                         \
+#define IOK_REGISTER_CONTAINER_LIBRARY(ident, module, ...)               \
+    namespace {                                                          \
+    const bool iok_container_library_##ident = [] {                      \
+        ::iok::formats::register_container_library(module, __VA_ARGS__); \
+        return true;                                                     \
+    }();                                                                 \
     }

@@ -83,8 +83,7 @@ Need need(FileFormat f) {
 void require_built(FileFormat f, const std::string& path, const std::string& doing) {
     const Need n = need(f);
     if (!n.built)
-        throw Error(path + ": " + doing + " needs " + n.library +
-                        ", which this build of iokernels does not include",
+        throw Error(path + ": " + doing + " needs " + n.library + ", which this build of iokernels does not include",
                     std::string("rebuild with ") + n.library + " found (see scripts/iok build), or use NetCDF classic");
 }
 
@@ -126,11 +125,12 @@ Attribute Attribute::Ints(std::string name, std::vector<std::int64_t> values) {
     return a;
 }
 
-std::vector<std::int64_t> ArrayReader::read_int_slice(const std::string& name, std::uint64_t start, std::uint64_t count) {
+std::vector<std::int64_t> ArrayReader::read_int_slice(const std::string& name, std::uint64_t start,
+                                                      std::uint64_t count) {
     std::vector<std::int64_t> all = read_ints(name);
     if (start > all.size() || count > all.size() - start)
-        throw Error(format() + " array " + name + ": entries [" + std::to_string(start) + ", +" + std::to_string(count) +
-                        ") lie outside its " + std::to_string(all.size()) + " entries",
+        throw Error(format() + " array " + name + ": entries [" + std::to_string(start) + ", +" +
+                        std::to_string(count) + ") lie outside its " + std::to_string(all.size()) + " entries",
                     "the map file is inconsistent; regenerate it");
     return std::vector<std::int64_t>(all.begin() + static_cast<std::ptrdiff_t>(start),
                                      all.begin() + static_cast<std::ptrdiff_t>(start + count));
@@ -139,10 +139,8 @@ std::vector<std::int64_t> ArrayReader::read_int_slice(const std::string& name, s
 std::unique_ptr<ArrayReader> open_array_file(const std::string& path) {
     const ProbeResult p = probe_container(path);
     switch (p.kind) {
-        case Container::Missing:
-            throw Error(path + ": cannot open: " + p.looks_like, "check the path");
-        case Container::CdfClassic:
-            return open_cdf_arrays(path);
+        case Container::Missing: throw Error(path + ": cannot open: " + p.looks_like, "check the path");
+        case Container::CdfClassic: return open_cdf_arrays(path);
         case Container::Hdf5: {
             require_built(FileFormat::Hdf5, path, "is an HDF5 or NetCDF-4 file; reading it");
             // A copy (three function pointers): a reference from a call with a
@@ -159,12 +157,11 @@ std::unique_ptr<ArrayReader> open_array_file(const std::string& path) {
         case Container::Bp5:
             require_built(FileFormat::Bp3, path, "is an ADIOS2 BP file; reading it");
             return container_library("adios2").open(path, p.kind);
-        case Container::Unknown:
-            break;
+        case Container::Unknown: break;
     }
-    throw Error(path + ": not a decomposition map file: it looks like " + p.looks_like + "; maps are " +
-                    accepted_containers(),
-                p.hint);
+    throw Error(
+        path + ": not a decomposition map file: it looks like " + p.looks_like + "; maps are " + accepted_containers(),
+        p.hint);
 }
 
 void write_array_file(const std::string& path, const ArrayFile& f, FileFormat fmt) {

@@ -23,7 +23,8 @@ public:
     std::vector<std::int64_t> read_ints(const std::string& name) override { return r_.read_ints(name); }
     bool reads_slices() const override { return true; }
     std::uint64_t array_length(const std::string& name) override { return r_.checked_length(name); }
-    std::vector<std::int64_t> read_int_slice(const std::string& name, std::uint64_t start, std::uint64_t count) override {
+    std::vector<std::int64_t> read_int_slice(const std::string& name, std::uint64_t start,
+                                             std::uint64_t count) override {
         return r_.read_ints(name, start, count);
     }
     std::optional<std::vector<std::int64_t>> global_ints(const std::string& name) override {
@@ -55,7 +56,8 @@ void write_cdf_arrays(const std::string& path, const ArrayFile& f, int cdf_versi
     for (const auto& a : f.attrs) w.put_att(-1, to_cdf(a));
     for (const auto& arr : f.arrays) {
         auto d = dimid.find(arr.dim);
-        if (d == dimid.end()) throw Error(path + ": array '" + arr.name + "' uses undefined dimension '" + arr.dim + "'");
+        if (d == dimid.end())
+            throw Error(path + ": array '" + arr.name + "' uses undefined dimension '" + arr.dim + "'");
         const int v = w.def_var(arr.name, cdf::NcType::Int, {d->second});
         for (const auto& a : arr.attrs) w.put_att(v, to_cdf(a));
         w.put_ints(v, arr.values);

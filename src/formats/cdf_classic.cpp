@@ -15,9 +15,7 @@ constexpr std::uint32_t kTagDimension = 0x0A;
 constexpr std::uint32_t kTagVariable = 0x0B;
 constexpr std::uint32_t kTagAttribute = 0x0C;
 
-bool valid_type(std::int32_t t, int version) {
-    return t >= 1 && t <= (version == 5 ? 11 : 6);
-}
+bool valid_type(std::int32_t t, int version) { return t >= 1 && t <= (version == 5 ? 11 : 6); }
 
 std::uint64_t pad4(std::uint64_t n) { return (n + 3) & ~std::uint64_t{3}; }
 
@@ -158,17 +156,16 @@ void encode_real(std::vector<unsigned char>& b, double v, NcType t) {
 // the end of the file with a message naming what it was reading.
 class Cursor {
 public:
-    Cursor(std::ifstream& in, std::uint64_t size, const std::string& path)
-        : in_(in), size_(size), path_(path) {}
+    Cursor(std::ifstream& in, std::uint64_t size, const std::string& path) : in_(in), size_(size), path_(path) {}
 
     const unsigned char* take(std::uint64_t n, const char* what) {
         if (n > size_ || pos_ > size_ - n)
             throw Error(path_ + ": truncated: the header (" + what + ") needs " + std::to_string(n) +
-                            " bytes at offset " + std::to_string(pos_) + " but the file has " +
-                            std::to_string(size_),
+                            " bytes at offset " + std::to_string(pos_) + " but the file has " + std::to_string(size_),
                         "the map file is incomplete; copy or regenerate it");
         if (pos_ + n > buf_.size()) {
-            std::uint64_t want = std::min<std::uint64_t>(size_, std::max<std::uint64_t>(pos_ + n, 2 * buf_.size() + 4096));
+            std::uint64_t want =
+                std::min<std::uint64_t>(size_, std::max<std::uint64_t>(pos_ + n, 2 * buf_.size() + 4096));
             std::uint64_t have = buf_.size();
             buf_.resize(want);
             in_.seekg(static_cast<std::streamoff>(have));
@@ -204,9 +201,9 @@ struct Parser {
     std::uint64_t count(const char* what, std::uint64_t min_bytes_each) {
         std::uint64_t n = c.u(nsz(), what);
         if (min_bytes_each && n > c.remaining() / min_bytes_each)
-            throw Error(path + ": truncated: the header lists " + std::to_string(n) + " " + what +
-                            " at offset " + std::to_string(c.pos()) + " but the file has only " +
-                            std::to_string(c.remaining()) + " bytes left",
+            throw Error(path + ": truncated: the header lists " + std::to_string(n) + " " + what + " at offset " +
+                            std::to_string(c.pos()) + " but the file has only " + std::to_string(c.remaining()) +
+                            " bytes left",
                         "the map file is incomplete or corrupt");
         return n;
     }
@@ -354,9 +351,7 @@ const Attr* Header::find_gatt(const std::string& n) const {
         if (a.name == n) return &a;
     return nullptr;
 }
-bool Header::is_record(const Var& v) const {
-    return !v.dimids.empty() && dims[v.dimids[0]].is_record();
-}
+bool Header::is_record(const Var& v) const { return !v.dimids.empty() && dims[v.dimids[0]].is_record(); }
 std::uint64_t Header::slab_elements(const Var& v) const {
     std::uint64_t n = 1;
     for (std::size_t i = is_record(v) ? 1 : 0; i < v.dimids.size(); ++i) n *= dims[v.dimids[i]].length;
@@ -378,8 +373,7 @@ std::uint64_t Header::record_size() const {
 
 // ---- Reader ------------------------------------------------------------------
 Reader::Reader(const std::string& path) : path_(path), in_(path, std::ios::binary) {
-    if (!in_)
-        throw Error(path + ": cannot open the file", "check the path and that the file is readable");
+    if (!in_) throw Error(path + ": cannot open the file", "check the path and that the file is readable");
     in_.seekg(0, std::ios::end);
     size_ = static_cast<std::uint64_t>(in_.tellg());
     in_.seekg(0);
@@ -427,8 +421,7 @@ Reader::Reader(const std::string& path) : path_(path), in_(path, std::ios::binar
         }
         v.attrs = p.attrs();
         std::int32_t t = static_cast<std::int32_t>(c.u(4, "variable type"));
-        if (!valid_type(t, h_.version))
-            p.bad("variable '" + v.name + "' has invalid type " + std::to_string(t));
+        if (!valid_type(t, h_.version)) p.bad("variable '" + v.name + "' has invalid type " + std::to_string(t));
         v.type = static_cast<NcType>(t);
         c.u(p.nsz(), "vsize");  // recomputed from the shape; not trusted
         v.begin = c.u(offsz, "variable begin");
@@ -504,15 +497,16 @@ std::vector<std::int64_t> Reader::read_ints(const std::string& name, std::uint64
     const Var& v = var_or_throw(name);
     const std::uint64_t n = checked_length(name);
     if (start > n || count > n - start)
-        throw Error(path_ + ": entries [" + std::to_string(start) + ", +" + std::to_string(count) + ") lie outside variable " +
-                        v.name + " of " + std::to_string(n) + " entries",
+        throw Error(path_ + ": entries [" + std::to_string(start) + ", +" + std::to_string(count) +
+                        ") lie outside variable " + v.name + " of " + std::to_string(n) + " entries",
                     "the map file is inconsistent; regenerate it");
     const std::size_t esz = type_size(v.type);
     std::vector<std::int64_t> out(count);
     if (count == 0) return out;
     if (h_.is_record(v)) {  // records interleave: the whole variable, cut
         const auto all = read_ints(name);
-        std::copy(all.begin() + static_cast<std::ptrdiff_t>(start), all.begin() + static_cast<std::ptrdiff_t>(start + count), out.begin());
+        std::copy(all.begin() + static_cast<std::ptrdiff_t>(start),
+                  all.begin() + static_cast<std::ptrdiff_t>(start + count), out.begin());
         return out;
     }
     std::vector<unsigned char> raw(count * esz);
@@ -704,9 +698,9 @@ void Writer::write(const std::string& path) {
         if (h_.version != 5)
             for (int id : v.dimids)
                 if (h_.dims[id].length > 0x7FFFFFFFull)
-                    throw Error("dimension '" + h_.dims[id].name + "' is too long for CDF-" +
-                                    std::to_string(h_.version),
-                                "write the file as CDF-5");
+                    throw Error(
+                        "dimension '" + h_.dims[id].name + "' is too long for CDF-" + std::to_string(h_.version),
+                        "write the file as CDF-5");
     }
     // Layout: header, fixed variables in order, then the records.
     h_.header_size = encode_header(h_).size();

@@ -18,8 +18,17 @@ namespace iok::cdf {
 
 // External type codes exactly as stored in the file.
 enum class NcType : std::int32_t {
-    Byte = 1, Char = 2, Short = 3, Int = 4, Float = 5, Double = 6,
-    UByte = 7, UShort = 8, UInt = 9, Int64 = 10, UInt64 = 11,  // 7..11: CDF-5 only
+    Byte = 1,
+    Char = 2,
+    Short = 3,
+    Int = 4,
+    Float = 5,
+    Double = 6,
+    UByte = 7,
+    UShort = 8,
+    UInt = 9,
+    Int64 = 10,
+    UInt64 = 11,  // 7..11: CDF-5 only
 };
 std::size_t type_size(NcType t);
 const char* type_name(NcType t);  // CDL spelling: "int", "double", "uint64", ...
@@ -52,20 +61,20 @@ struct Attr {
 struct Var {
     std::string name;
     NcType type = NcType::Int;
-    std::vector<int> dimids;   // slowest first; a record variable has the record dim first
+    std::vector<int> dimids;  // slowest first; a record variable has the record dim first
     std::vector<Attr> attrs;
-    std::uint64_t begin = 0;   // file offset of the first element (first record)
+    std::uint64_t begin = 0;  // file offset of the first element (first record)
 
     const Attr* find_attr(const std::string& n) const;
 };
 
 struct Header {
-    int version = 5;                 // 1, 2 or 5
-    std::uint64_t numrecs = 0;       // records currently in the file
+    int version = 5;            // 1, 2 or 5
+    std::uint64_t numrecs = 0;  // records currently in the file
     std::vector<Dim> dims;
     std::vector<Attr> gatts;
     std::vector<Var> vars;
-    std::uint64_t header_size = 0;   // bytes taken by the header on disk
+    std::uint64_t header_size = 0;  // bytes taken by the header on disk
 
     int find_dim(const std::string& n) const;  // -1 when absent
     int find_var(const std::string& n) const;  // -1 when absent
@@ -117,7 +126,7 @@ private:
 // variable supplies).  Variables without data are written as zeros.
 class Writer {
 public:
-    explicit Writer(int version = 5);  // 1, 2 or 5
+    explicit Writer(int version = 5);                            // 1, 2 or 5
     int def_dim(const std::string& name, std::uint64_t length);  // 0 = record dim
     int def_var(const std::string& name, NcType type, std::vector<int> dimids);
     void put_att(int varid, Attr a);  // varid -1: global attribute

@@ -31,7 +31,14 @@ struct Lexed {
 
 bool is_punct(char c) {
     switch (c) {
-        case '=': case ';': case ',': case '(': case ')': case '{': case '}': case ':': return true;
+        case '=':
+        case ';':
+        case ',':
+        case '(':
+        case ')':
+        case '{':
+        case '}':
+        case ':': return true;
         default: return false;
     }
 }
@@ -83,7 +90,10 @@ Lexed lex(const std::string& s, const std::string& source) {
                     case 't': text += '\t'; break;
                     case 'r': text += '\r'; break;
                     case '0': text += '\0'; break;
-                    case '\n': ++line; text += e; break;
+                    case '\n':
+                        ++line;
+                        text += e;
+                        break;
                     default: text += e;  // \" \\ \'
                 }
             }
@@ -118,9 +128,9 @@ bool type_word(const std::string& w, DType& t) {
     static const struct {
         const char* name;
         DType type;
-    } table[] = {{"char", DType::Char},   {"byte", DType::Byte},   {"short", DType::Short},
-                 {"int", DType::Int},     {"long", DType::Int},    {"int64", DType::Int64},
-                 {"float", DType::Float}, {"real", DType::Float},  {"double", DType::Double}};
+    } table[] = {{"char", DType::Char},   {"byte", DType::Byte},  {"short", DType::Short},
+                 {"int", DType::Int},     {"long", DType::Int},   {"int64", DType::Int64},
+                 {"float", DType::Float}, {"real", DType::Float}, {"double", DType::Double}};
     for (const auto& e : table)
         if (w == e.name) {
             t = e.type;
@@ -131,8 +141,7 @@ bool type_word(const std::string& w, DType& t) {
 
 class Parser {
 public:
-    Parser(Lexed lexed, std::string source)
-        : lexed_(std::move(lexed)), t_(lexed_.tokens), src_(std::move(source)) {}
+    Parser(Lexed lexed, std::string source) : lexed_(std::move(lexed)), t_(lexed_.tokens), src_(std::move(source)) {}
 
     FileSpec parse() {
         FileSpec f;
@@ -174,9 +183,7 @@ public:
     }
 
 private:
-    const Token& peek(std::size_t ahead = 0) const {
-        return t_[std::min(pos_ + ahead, t_.size() - 1)];
-    }
+    const Token& peek(std::size_t ahead = 0) const { return t_[std::min(pos_ + ahead, t_.size() - 1)]; }
     [[noreturn]] void fail(const Token& k, const std::string& what) const {
         throw Error(src_ + ":" + std::to_string(k.line) + ": " + what +
                         (k.kind == Token::End ? " (at end of text)" : " (at '" + std::string(k.text) + "')"),
@@ -314,7 +321,8 @@ private:
                 DType t;
                 double v;
                 if (!number(w, t, v)) fail(vt, "bad value '" + w + "' of attribute " + a.name);
-                if (first) a.type = t;
+                if (first)
+                    a.type = t;
                 else if (t != a.type) {
                     // CDL has one type per attribute; ints mixed with reals are reals.
                     if ((t == DType::Double || t == DType::Float) && a.type != DType::Double) a.type = t;

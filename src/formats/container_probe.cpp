@@ -111,9 +111,12 @@ ProbeResult probe_directory(const fs::path& dir) {
                            " bytes, starting " + hex_start(h) + ")",
                        "the BP directory is incomplete or damaged; write it again");
     ProbeResult r;
-    if (h[37] == 4) r.kind = Container::Bp4;
-    else if (h[37] == 5) r.kind = Container::Bp5;
-    else return unknown("an ADIOS2 directory of BP version " + std::to_string(h[37]) + ", which is not 4 or 5");
+    if (h[37] == 4)
+        r.kind = Container::Bp4;
+    else if (h[37] == 5)
+        r.kind = Container::Bp5;
+    else
+        return unknown("an ADIOS2 directory of BP version " + std::to_string(h[37]) + ", which is not 4 or 5");
     return r;
 }
 
@@ -172,7 +175,8 @@ ProbeResult probe_container(const std::string& path) {
             return unknown("a PIO decomposition text file ('" + first + "...')",
                            "convert it (one .dat per decomposition) with: dat2nc -o map.nc D1.dat D2.dat ...");
         if (first.rfind("netcdf ", 0) == 0)
-            return unknown("CDL text ('" + first + "...')", "make a binary file of it with ncgen, e.g. ncgen -5 -o map.nc");
+            return unknown("CDL text ('" + first + "...')",
+                           "make a binary file of it with ncgen, e.g. ncgen -5 -o map.nc");
         return unknown("a text file starting '" + first + "'");
     }
     if (head.size() >= 2 && head[0] == 0x1f && head[1] == 0x8b)

@@ -93,7 +93,9 @@ std::int64_t checked_elements(const std::string& where, const Decomp& d) {
     if (d.dims.empty()) throw Error(where + ": has no dimensions (" + d.name + ".dims)", kHintBadMap);
     std::int64_t elems = 1;
     for (auto x : d.dims) {
-        if (x < 1) throw Error(where + ": dimension lengths must be >= 1, " + d.name + ".dims = " + dims_text(d.dims), kHintBadMap);
+        if (x < 1)
+            throw Error(where + ": dimension lengths must be >= 1, " + d.name + ".dims = " + dims_text(d.dims),
+                        kHintBadMap);
         if (elems > std::numeric_limits<std::int64_t>::max() / x)
             throw Error(where + ": array of " + dims_text(d.dims) + " elements overflows 64 bits", kHintBadMap);
         elems *= x;
@@ -114,7 +116,8 @@ void validate_header(const DecompMap& m, const Decomp& d, std::int64_t entries) 
     std::int64_t total = 0;
     for (int p = 0; p < m.nprocs; ++p) {
         if (d.nreqs[p] < 0)
-            throw Error(where + ", process " + std::to_string(p) + ": negative nreqs " + std::to_string(d.nreqs[p]), kHintBadMap);
+            throw Error(where + ", process " + std::to_string(p) + ": negative nreqs " + std::to_string(d.nreqs[p]),
+                        kHintBadMap);
         total += d.nreqs[p];
     }
     if (total != entries)
@@ -173,8 +176,9 @@ void validate_runs(const DecompMap& m, const Decomp& d, ProcRange pr) {
             };
             if (len < 1) throw Error(wr() + ": length must be >= 1", kHintBadMap);
             if (off < 0 || off >= elems || len > elems - off)
-                throw Error(wr() + ": outside the " + std::to_string(elems) + " elements of the array " + dims_text(d.dims),
-                            kHintBadMap);
+                throw Error(
+                    wr() + ": outside the " + std::to_string(elems) + " elements of the array " + dims_text(d.dims),
+                    kHintBadMap);
             if (len > 1 && off % row + len > row)
                 throw Error(wr() + ": crosses a row of the fastest dimension (length " + std::to_string(row) + " in " +
                                 dims_text(d.dims) + ")",
@@ -220,8 +224,8 @@ DecompMap read_map(formats::ArrayReader* r, const std::string& path, bool runs) 
     auto dim_len = [&](const std::string& name) -> std::int64_t {
         std::optional<std::uint64_t> len = r->dim(name);
         if (!len)
-            throw Error(path + ": not a decomposition map: dimension '" + name + "' is missing (in this " + r->format() +
-                            " file)",
+            throw Error(path + ": not a decomposition map: dimension '" + name + "' is missing (in this " +
+                            r->format() + " file)",
                         "maps have num_decomp, decomp_nprocs and Dk.total_nreqs; convert .dat maps with dat2nc");
         return static_cast<std::int64_t>(*len);
     };
@@ -242,8 +246,9 @@ DecompMap read_map(formats::ArrayReader* r, const std::string& path, bool runs) 
         d.dims = *dims;
         if (auto nd = r->global_ints(d.name + ".ndims")) {
             if (nd->size() != 1 || (*nd)[0] != static_cast<std::int64_t>(d.dims.size()))
-                throw Error(where + ": " + d.name + ".ndims disagrees with " + d.name + ".dims (" + dims_text(d.dims) + ")",
-                            kHintBadMap);
+                throw Error(
+                    where + ": " + d.name + ".ndims disagrees with " + d.name + ".dims (" + dims_text(d.dims) + ")",
+                    kHintBadMap);
         }
         const std::int64_t total = dim_len(d.name + ".total_nreqs");
         d.nreqs = r->read_ints(d.name + ".nreqs");
@@ -272,8 +277,8 @@ DecompMap read_map(formats::ArrayReader* r, const std::string& path, bool runs) 
             nlen = r->array_length(d.name + ".lengths");
         }
         if (static_cast<std::int64_t>(noff) != total || static_cast<std::int64_t>(nlen) != total)
-            throw Error(where + ": " + d.name + ".offsets/lengths do not have " + d.name + ".total_nreqs = " +
-                            std::to_string(total) + " entries",
+            throw Error(where + ": " + d.name + ".offsets/lengths do not have " + d.name +
+                            ".total_nreqs = " + std::to_string(total) + " entries",
                         kHintBadMap);
         entries.push_back(total);
         compute_first(d);
@@ -499,7 +504,8 @@ DecompMap read_decomp_map_share(const std::string& path, MPI_Comm comm, int shar
                 if (shares[r] < 0) continue;
                 const ProcRange pr = map_procs_of_rank(nmap, shares[r], share_size);
                 if (pr.count == 0) continue;
-                const std::int64_t b = d.first[pr.first], e = d.first[pr.first + pr.count - 1] + d.nreqs[pr.first + pr.count - 1];
+                const std::int64_t b = d.first[pr.first],
+                                   e = d.first[pr.first + pr.count - 1] + d.nreqs[pr.first + pr.count - 1];
                 send_pieces(d.offsets.data() + b, static_cast<std::size_t>(e - b), r, comm, reqs);
                 send_pieces(d.lengths.data() + b, static_cast<std::size_t>(e - b), r, comm, reqs);
             }
@@ -532,7 +538,9 @@ namespace {
 // Runs of a valid map never overlap, so offsets are distinct and an unstable
 // sort gives the one order (the length breaks ties on invalid input, for
 // determinism).
-bool by_offset(const Run& a, const Run& b) { return a.offset < b.offset || (a.offset == b.offset && a.length < b.length); }
+bool by_offset(const Run& a, const Run& b) {
+    return a.offset < b.offset || (a.offset == b.offset && a.length < b.length);
+}
 
 // Merges each run into the kept one before it when they are adjacent and it
 // does not start a row, in place.
@@ -574,7 +582,8 @@ bool coalesce_by_bitmap(std::vector<Run>& runs, std::int64_t row_length) {
             continue;
         }
         if (r.offset % row_length + r.length > row_length) return false;  // crosses a row
-        for (std::uint64_t b = static_cast<std::uint64_t>(r.offset - lo), e = b + static_cast<std::uint64_t>(r.length); b < e;) {
+        for (std::uint64_t b = static_cast<std::uint64_t>(r.offset - lo), e = b + static_cast<std::uint64_t>(r.length);
+             b < e;) {
             const std::uint64_t w = b / 64, n = std::min<std::uint64_t>(64 - b % 64, e - b);
             const std::uint64_t mask = (n == 64 ? ~std::uint64_t(0) : ((std::uint64_t(1) << n) - 1)) << (b % 64);
             if (bits[w] & mask) return false;  // overlap

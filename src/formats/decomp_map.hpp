@@ -26,19 +26,19 @@ struct ProcRange {
 
 // One decomposition "Dk" of a map.
 struct Decomp {
-    std::string name;                  // "D1", "D2", ...
-    std::vector<std::int64_t> dims;    // C order, slowest first (global attribute Dk.dims)
-    std::vector<std::int64_t> nreqs;   // runs per map process
-    std::vector<std::int64_t> fill_starts;  // per process: index (within its runs) where fill runs start
+    std::string name;                            // "D1", "D2", ...
+    std::vector<std::int64_t> dims;              // C order, slowest first (global attribute Dk.dims)
+    std::vector<std::int64_t> nreqs;             // runs per map process
+    std::vector<std::int64_t> fill_starts;       // per process: index (within its runs) where fill runs start
     std::vector<std::int64_t> offsets, lengths;  // all processes' runs, concatenated in process order
-    std::vector<std::int64_t> first;   // per process: index of its first run in offsets/lengths (prefix sum)
+    std::vector<std::int64_t> first;             // per process: index of its first run in offsets/lengths (prefix sum)
     // A share of the map (read_decomp_map_share) holds the runs of these map
     // processes only, and first[] is valid for them alone; by default every
     // process's runs are held.
     ProcRange held{0, -1};
     bool whole() const { return held.count < 0; }
 
-    std::int64_t elements() const;     // product of dims
+    std::int64_t elements() const;  // product of dims
     std::int64_t row_length() const { return dims.empty() ? 1 : dims.back(); }
     std::int64_t covered_elements() const;  // Σ lengths of real runs
     std::int64_t real_runs() const;         // Σ fill_starts
@@ -50,9 +50,9 @@ struct Decomp {
 
 struct DecompMap {
     std::string path;
-    int nprocs = 0;                    // decomp_nprocs: processes of the run that made the map
-    bool has_fill_starts = false;      // current format (seed format: false, all runs real)
-    std::vector<Decomp> decomps;       // D1..Dn
+    int nprocs = 0;                // decomp_nprocs: processes of the run that made the map
+    bool has_fill_starts = false;  // current format (seed format: false, all runs real)
+    std::vector<Decomp> decomps;   // D1..Dn
 };
 
 // Reads and validates a map on the calling process only (serial library

@@ -74,12 +74,14 @@ public:
     }
 
     std::vector<std::int64_t> read_ints(const std::string& name) override {
-        if (!has_array(name)) throw Error(path_ + ": has no dataset '" + name + "'", "is this a decomposition map file?");
+        if (!has_array(name))
+            throw Error(path_ + ": has no dataset '" + name + "'", "is this a decomposition map file?");
         Handle d(h5::check(H5Dopen2(file_, name.c_str(), H5P_DEFAULT), path_ + ": opening " + name), H5Dclose);
         Handle t(H5Dget_type(d), H5Tclose);
         Handle space(H5Dget_space(d), H5Sclose);
         if (H5Tget_class(t) != H5T_INTEGER || H5Sget_simple_extent_ndims(space) > 1)
-            throw Error(path_ + ": dataset '" + name + "' is not a 1-D integer array", "is this a decomposition map file?");
+            throw Error(path_ + ": dataset '" + name + "' is not a 1-D integer array",
+                        "is this a decomposition map file?");
         std::vector<std::int64_t> v(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space)));
         if (!v.empty())
             h5::check(H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()),
@@ -104,7 +106,8 @@ void put_attr(hid_t obj, const Attribute& a, const std::string& path) {
     } else {
         const hsize_t n = a.ints.size();
         Handle s(H5Screate_simple(1, &n, nullptr), H5Sclose);
-        Handle at(h5::check(H5Acreate2(obj, a.name.c_str(), H5T_STD_I32LE, s, H5P_DEFAULT, H5P_DEFAULT), what), H5Aclose);
+        Handle at(h5::check(H5Acreate2(obj, a.name.c_str(), H5T_STD_I32LE, s, H5P_DEFAULT, H5P_DEFAULT), what),
+                  H5Aclose);
         h5::check(H5Awrite(at, H5T_NATIVE_INT64, a.ints.data()), what);
     }
 }
@@ -116,8 +119,7 @@ bool hdf5_is_netcdf4(const std::string& path) {
     if (root_attr_exists(f, "_NCProperties")) return true;
     // NetCDF-4 files of old libraries lack _NCProperties: E3SM-IO's layout
     // has its dimensions as attributes, NetCDF-4 as dimension-scale datasets.
-    return !root_attr_exists(f, std::string(kDimPrefix) + "num_decomp") &&
-           H5Lexists(f, "num_decomp", H5P_DEFAULT) > 0;
+    return !root_attr_exists(f, std::string(kDimPrefix) + "num_decomp") && H5Lexists(f, "num_decomp", H5P_DEFAULT) > 0;
 }
 
 std::unique_ptr<ArrayReader> open_hdf5_arrays(const std::string& path) { return std::make_unique<Hdf5Arrays>(path); }
@@ -141,7 +143,8 @@ void write_hdf5_arrays(const std::string& path, const ArrayFile& f) {
     H5Pset_fill_value(dcpl, H5T_NATIVE_INT, nullptr);  // no fill value defined at all
     for (const auto& arr : f.arrays) {
         auto d = dims.find(arr.dim);
-        if (d == dims.end()) throw Error(path + ": array '" + arr.name + "' uses undefined dimension '" + arr.dim + "'");
+        if (d == dims.end())
+            throw Error(path + ": array '" + arr.name + "' uses undefined dimension '" + arr.dim + "'");
         if (d->second != arr.values.size())
             throw Error(path + ": array '" + arr.name + "' has " + std::to_string(arr.values.size()) +
                         " values but dimension '" + arr.dim + "' is " + std::to_string(d->second));
@@ -159,7 +162,9 @@ void write_hdf5_arrays(const std::string& path, const ArrayFile& f) {
 }  // namespace iok::formats
 
 IOK_REGISTER_CONTAINER_LIBRARY(hdf5, "hdf5",
-                               {[](const std::string& path, iok::formats::Container) { return iok::formats::open_hdf5_arrays(path); },
+                               {[](const std::string& path, iok::formats::Container) {
+                                    return iok::formats::open_hdf5_arrays(path);
+                                },
                                 [](const std::string& path, const iok::formats::ArrayFile& f, iok::formats::Container) {
                                     iok::formats::write_hdf5_arrays(path, f);
                                 },

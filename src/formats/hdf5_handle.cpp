@@ -29,8 +29,7 @@ std::string error_stack() {
 
 template <class T>
 T check(T status, const std::string& what, const std::string& hint) {
-    if (status < 0)
-        throw Error("HDF5: " + what + " failed: " + error_stack(), hint.empty() ? default_hint() : hint);
+    if (status < 0) throw Error("HDF5: " + what + " failed: " + error_stack(), hint.empty() ? default_hint() : hint);
     return status;
 }
 template hid_t check<hid_t>(hid_t, const std::string&, const std::string&);

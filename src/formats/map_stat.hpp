@@ -21,9 +21,9 @@ struct RankRequests {
 struct DecompStats {
     std::string name;
     std::vector<std::int64_t> dims;
-    std::int64_t elements = 0;       // product of dims
-    std::int64_t covered = 0;        // distinct elements the real runs cover
-    std::int64_t overlap = 0;        // elements covered more than once (extra coverings)
+    std::int64_t elements = 0;  // product of dims
+    std::int64_t covered = 0;   // distinct elements the real runs cover
+    std::int64_t overlap = 0;   // elements covered more than once (extra coverings)
     std::int64_t real_runs = 0, fill_runs = 0;
     std::int64_t fill_elements = 0;
     // Real and fill runs together: distinct elements and extra coverings.

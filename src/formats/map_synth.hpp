@@ -45,10 +45,10 @@ namespace iok::e3sm {
 
 // ---- F: cubed sphere --------------------------------------------------------
 struct FMapOptions {
-    int ne = 4;          // elements along a cube-face edge
-    int nprocs = 16;     // processes of the imagined run (decomp_nprocs)
+    int ne = 4;       // elements along a cube-face edge
+    int nprocs = 16;  // processes of the imagined run (decomp_nprocs)
     std::int64_t nlev = 72;
-    int pcols = 16;      // physics chunk size (E3SM's default pcols)
+    int pcols = 16;  // physics chunk size (E3SM's default pcols)
 };
 DecompMap synth_f_map(const FMapOptions& opt, std::vector<RawOffsets>* raw = nullptr);
 
@@ -73,8 +73,8 @@ std::vector<std::vector<std::int64_t>> cube_element_columns(int ne);
 struct GMapOptions {
     std::int64_t ncells = 285;  // ocean cells
     int nprocs = 16;
-    std::int64_t nlev = 100;    // nVertLevels (D6 has nlev + 1)
-    std::uint64_t seed = 1;     // placement of the continents
+    std::int64_t nlev = 100;  // nVertLevels (D6 has nlev + 1)
+    std::uint64_t seed = 1;   // placement of the continents
 };
 DecompMap synth_g_map(const GMapOptions& opt, std::vector<RawOffsets>* raw = nullptr);
 
@@ -82,7 +82,7 @@ DecompMap synth_g_map(const GMapOptions& opt, std::vector<RawOffsets>* raw = nul
 struct IMapOptions {
     std::int64_t nlat = 96, nlon = 144;
     int nprocs = 16;
-    int segment = 9;  // consecutive land cells per round-robin deal
+    int segment = 9;         // consecutive land cells per round-robin deal
     std::uint64_t seed = 1;  // irregularity of the coasts
 };
 DecompMap synth_i_map(const IMapOptions& opt, std::vector<RawOffsets>* raw = nullptr);
@@ -119,8 +119,8 @@ struct SynthFMapOptions {
     std::int64_t ncol = 866;
     std::int64_t nlev = 72;
     int nprocs = 16;
-    int element_size = 4;      // consecutive columns per element
-    std::uint64_t seed = 1;    // permutation of the elements
+    int element_size = 4;    // consecutive columns per element
+    std::uint64_t seed = 1;  // permutation of the elements
 };
 DecompMap synthetic_f_map(const SynthFMapOptions& opt, std::vector<RawOffsets>* raw = nullptr);
 

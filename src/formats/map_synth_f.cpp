@@ -16,9 +16,7 @@ constexpr int kNp = 4;  // GLL points per element edge (np4)
 
 }  // namespace
 
-std::int64_t cubed_sphere_ncol(int ne) {
-    return 6LL * ne * ne * (kNp - 1) * (kNp - 1) + 2;
-}
+std::int64_t cubed_sphere_ncol(int ne) { return 6LL * ne * ne * (kNp - 1) * (kNp - 1) + 2; }
 
 std::vector<std::vector<std::int64_t>> cube_element_columns(int ne) {
     if (ne < 1) throw Error("cubed sphere: ne must be >= 1");

@@ -31,18 +31,18 @@ double angle(const Vec& a, const Vec& b) {
 }
 
 struct Mesh {
-    std::vector<Vec> cells;                       // positions, in generation order
-    std::vector<std::array<std::int64_t, 3>> tris;  // MPAS vertices: 3 cells each
-    std::vector<std::array<std::int64_t, 2>> edges; // MPAS edges: 2 cells each, in generation order
+    std::vector<Vec> cells;                          // positions, in generation order
+    std::vector<std::array<std::int64_t, 3>> tris;   // MPAS vertices: 3 cells each
+    std::vector<std::array<std::int64_t, 2>> edges;  // MPAS edges: 2 cells each, in generation order
 };
 
 // Icosahedron: 12 corners, 20 faces.
 const double kPhi = (1.0 + std::sqrt(5.0)) / 2.0;
-const Vec kCorners[12] = {{-1, kPhi, 0}, {1, kPhi, 0}, {-1, -kPhi, 0}, {1, -kPhi, 0}, {0, -1, kPhi}, {0, 1, kPhi},
-                          {0, -1, -kPhi}, {0, 1, -kPhi}, {kPhi, 0, -1}, {kPhi, 0, 1}, {-kPhi, 0, -1}, {-kPhi, 0, 1}};
-const int kFaces[20][3] = {{0, 11, 5}, {0, 5, 1}, {0, 1, 7}, {0, 7, 10}, {0, 10, 11}, {1, 5, 9}, {5, 11, 4},
-                           {11, 10, 2}, {10, 7, 6}, {7, 1, 8}, {3, 9, 4}, {3, 4, 2}, {3, 2, 6}, {3, 6, 8},
-                           {3, 8, 9}, {4, 9, 5}, {2, 4, 11}, {6, 2, 10}, {8, 6, 7}, {9, 8, 1}};
+const Vec kCorners[12] = {{-1, kPhi, 0},  {1, kPhi, 0},  {-1, -kPhi, 0}, {1, -kPhi, 0}, {0, -1, kPhi},  {0, 1, kPhi},
+                          {0, -1, -kPhi}, {0, 1, -kPhi}, {kPhi, 0, -1},  {kPhi, 0, 1},  {-kPhi, 0, -1}, {-kPhi, 0, 1}};
+const int kFaces[20][3] = {{0, 11, 5},  {0, 5, 1},  {0, 1, 7},  {0, 7, 10}, {0, 10, 11}, {1, 5, 9}, {5, 11, 4},
+                           {11, 10, 2}, {10, 7, 6}, {7, 1, 8},  {3, 9, 4},  {3, 4, 2},   {3, 2, 6}, {3, 6, 8},
+                           {3, 8, 9},   {4, 9, 5},  {2, 4, 11}, {6, 2, 10}, {8, 6, 7},   {9, 8, 1}};
 
 // Frequency-n subdivision.  A point is identified exactly by its weights on
 // the icosahedron corners (shared edge points get the same key from both faces).
@@ -100,9 +100,11 @@ void bisect(std::vector<std::int64_t> items, int parts, const std::vector<Vec>& 
         for (auto i : items) lo = std::min(lo, pos[i][a]), hi = std::max(hi, pos[i][a]);
         if (hi - lo > best) best = hi - lo, axis = a;
     }
-    std::stable_sort(items.begin(), items.end(), [&](std::int64_t x, std::int64_t y) { return pos[x][axis] < pos[y][axis]; });
+    std::stable_sort(items.begin(), items.end(),
+                     [&](std::int64_t x, std::int64_t y) { return pos[x][axis] < pos[y][axis]; });
     const int left = parts / 2;
-    const auto cut = static_cast<std::ptrdiff_t>(items.size() * static_cast<std::size_t>(left) / static_cast<std::size_t>(parts));
+    const auto cut =
+        static_cast<std::ptrdiff_t>(items.size() * static_cast<std::size_t>(left) / static_cast<std::size_t>(parts));
     bisect(std::vector<std::int64_t>(items.begin(), items.begin() + cut), left, pos, blocks);
     bisect(std::vector<std::int64_t>(items.begin() + cut, items.end()), parts - left, pos, blocks);
 }
@@ -112,15 +114,17 @@ void bisect(std::vector<std::int64_t> items, int parts, const std::vector<Vec>& 
 DecompMap synth_g_map(const GMapOptions& opt, std::vector<RawOffsets>* raw) {
     if (opt.ncells < 1) throw Error("G map: --ncells must be >= 1");
     if (opt.nprocs < 1 || opt.nprocs > opt.ncells)
-        throw Error("G map: " + std::to_string(opt.nprocs) + " processes for " + std::to_string(opt.ncells) + " ocean cells",
-                    "every process needs at least one cell; choose fewer processes or more --ncells");
+        throw Error(
+            "G map: " + std::to_string(opt.nprocs) + " processes for " + std::to_string(opt.ncells) + " ocean cells",
+            "every process needs at least one cell; choose fewer processes or more --ncells");
     if (opt.nlev < 1) throw Error("G map: --nlev must be >= 1");
     // Base mesh about 1/0.7 times the ocean, as the Earth is 70% ocean.
     int n = 1;
     while (10.0 * n * n + 2 < static_cast<double>(opt.ncells) / 0.7) ++n;
     const Mesh mesh = icosahedral_mesh(n);
     const auto ncell_all = static_cast<std::int64_t>(mesh.cells.size());
-    if (static_cast<double>(3 * ncell_all) * static_cast<double>(opt.nlev + 1) > std::numeric_limits<std::int32_t>::max())
+    if (static_cast<double>(3 * ncell_all) * static_cast<double>(opt.nlev + 1) >
+        std::numeric_limits<std::int32_t>::max())
         throw Error("G map: " + std::to_string(opt.ncells) + " cells x " + std::to_string(opt.nlev) +
                         " levels exceed the NC_INT offsets of a map",
                     "use fewer cells or levels");
@@ -142,7 +146,9 @@ DecompMap synth_g_map(const GMapOptions& opt, std::vector<RawOffsets>* raw) {
         for (int k = 0; k < 3; ++k) e = std::max(e, 1 - angle(mesh.cells[c], centres[k]) / radius[k]);
         elev.push_back({e, c});
     }
-    std::sort(elev.begin(), elev.end(), [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+    std::sort(elev.begin(), elev.end(), [](const auto& a, const auto& b) {
+        return a.first > b.first || (a.first == b.first && a.second < b.second);
+    });
     std::vector<bool> ocean(static_cast<std::size_t>(ncell_all), true);
     for (std::int64_t k = 0; k < ncell_all - opt.ncells; ++k) ocean[elev[k].second] = false;
 
@@ -191,10 +197,14 @@ DecompMap synth_g_map(const GMapOptions& opt, std::vector<RawOffsets>* raw) {
     const std::int64_t L = opt.nlev;
     m.decomps.push_back(decomp_from_elements("D1", {ncells}, cells_of, nullptr, rk(0)));
     m.decomps.push_back(decomp_from_elements("D2", {nedges}, edges_of, nullptr, rk(1)));
-    m.decomps.push_back(decomp_from_elements("D3", {ncells, L}, over_levels(cells_of, ncells, L, false), nullptr, rk(2)));
-    m.decomps.push_back(decomp_from_elements("D4", {nedges, L}, over_levels(edges_of, nedges, L, false), nullptr, rk(3)));
-    m.decomps.push_back(decomp_from_elements("D5", {nverts, L}, over_levels(verts_of, nverts, L, false), nullptr, rk(4)));
-    m.decomps.push_back(decomp_from_elements("D6", {ncells, L + 1}, over_levels(cells_of, ncells, L + 1, false), nullptr, rk(5)));
+    m.decomps.push_back(
+        decomp_from_elements("D3", {ncells, L}, over_levels(cells_of, ncells, L, false), nullptr, rk(2)));
+    m.decomps.push_back(
+        decomp_from_elements("D4", {nedges, L}, over_levels(edges_of, nedges, L, false), nullptr, rk(3)));
+    m.decomps.push_back(
+        decomp_from_elements("D5", {nverts, L}, over_levels(verts_of, nverts, L, false), nullptr, rk(4)));
+    m.decomps.push_back(
+        decomp_from_elements("D6", {ncells, L + 1}, over_levels(cells_of, ncells, L + 1, false), nullptr, rk(5)));
     validate_decomp_map(m);
     return m;
 }

@@ -19,18 +19,18 @@ struct Blob {
     double lat, lon, dlat, dlon;
 };
 const Blob kContinents[] = {
-    {47, 258, 20, 32},   // North America
-    {17, 265, 9, 9},     // Central America
-    {-16, 298, 24, 15},  // South America
-    {73, 318, 9, 14},    // Greenland
-    {52, 75, 20, 70},    // Eurasia
-    {24, 58, 10, 16},    // Arabia and Iran
-    {20, 80, 9, 9},      // India
-    {15, 105, 9, 9},     // South-east Asia
-    {4, 18, 27, 21},     // Africa
-    {-25, 134, 11, 17},  // Australia
-    {0, 115, 5, 14},     // the islands of Indonesia
-    {-73, 180, 12, 400}, // Antarctica (every longitude)
+    {47, 258, 20, 32},    // North America
+    {17, 265, 9, 9},      // Central America
+    {-16, 298, 24, 15},   // South America
+    {73, 318, 9, 14},     // Greenland
+    {52, 75, 20, 70},     // Eurasia
+    {24, 58, 10, 16},     // Arabia and Iran
+    {20, 80, 9, 9},       // India
+    {15, 105, 9, 9},      // South-east Asia
+    {4, 18, 27, 21},      // Africa
+    {-25, 134, 11, 17},   // Australia
+    {0, 115, 5, 14},      // the islands of Indonesia
+    {-73, 180, 12, 400},  // Antarctica (every longitude)
 };
 
 // Smooth pseudo-random noise in [-1, 1] on a lattice of `cell` degrees,

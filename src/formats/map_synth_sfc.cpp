@@ -45,19 +45,17 @@ struct Step {
 };
 
 constexpr Step kHilbert[4] = {{1, 1, 0, 0, 0}, {0, 1, 0, 0, 0}, {0, 1, 2, 1, -1}, {1, -1, 1, 0, 0}};
-constexpr Step kPeano[9] = {{1, 1, 0, 0, 0}, {1, 1, 0, 0, 0},  {0, 1, 0, 0, 0},
-                            {0, 1, 0, 0, 0}, {0, 1, 2, 1, -1}, {0, -1, 0, 0, 0},
-                            {1, -1, 0, 0, 0}, {1, -1, 2, 0, 1}, {0, 1, 1, 0, 0}};
-constexpr Step kCinco[25] = {
-    {0, 1, 0, 0, 0},  {0, 1, 0, 0, 0},  {1, 1, 0, 0, 0},  {1, 1, 0, 0, 0},  {1, 1, 2, 0, -1},
-    {1, -1, 0, 0, 0}, {0, -1, 0, 0, 0}, {0, -1, 2, 1, 1}, {1, 1, 0, 0, 0},  {1, 1, 0, 0, 0},
-    {0, 1, 0, 0, 0},  {0, 1, 2, 1, -1}, {1, -1, 2, 0, 1}, {1, 1, 0, 0, 0},  {0, 1, 0, 0, 0},
-    {0, 1, 0, 0, 0},  {0, 1, 2, 1, -1}, {0, -1, 0, 0, 0}, {1, -1, 0, 0, 0}, {1, -1, 2, 0, 1},
-    {0, 1, 2, 1, -1}, {0, -1, 0, 0, 0}, {1, -1, 0, 0, 0}, {1, -1, 2, 0, 1}, {0, 1, 1, 0, 0}};
+constexpr Step kPeano[9] = {{1, 1, 0, 0, 0},  {1, 1, 0, 0, 0},  {0, 1, 0, 0, 0},  {0, 1, 0, 0, 0}, {0, 1, 2, 1, -1},
+                            {0, -1, 0, 0, 0}, {1, -1, 0, 0, 0}, {1, -1, 2, 0, 1}, {0, 1, 1, 0, 0}};
+constexpr Step kCinco[25] = {{0, 1, 0, 0, 0},  {0, 1, 0, 0, 0},  {1, 1, 0, 0, 0},  {1, 1, 0, 0, 0},  {1, 1, 2, 0, -1},
+                             {1, -1, 0, 0, 0}, {0, -1, 0, 0, 0}, {0, -1, 2, 1, 1}, {1, 1, 0, 0, 0},  {1, 1, 0, 0, 0},
+                             {0, 1, 0, 0, 0},  {0, 1, 2, 1, -1}, {1, -1, 2, 0, 1}, {1, 1, 0, 0, 0},  {0, 1, 0, 0, 0},
+                             {0, 1, 0, 0, 0},  {0, 1, 2, 1, -1}, {0, -1, 0, 0, 0}, {1, -1, 0, 0, 0}, {1, -1, 2, 0, 1},
+                             {0, 1, 2, 1, -1}, {0, -1, 0, 0, 0}, {1, -1, 0, 0, 0}, {1, -1, 2, 0, 1}, {0, 1, 1, 0, 0}};
 
 struct SquareWalk {
     int ne;
-    std::vector<int> factors;     // 2s, then 3s, then 5s; level l uses factors[l - 1]
+    std::vector<int> factors;  // 2s, then 3s, then 5s; level l uses factors[l - 1]
     std::vector<std::int64_t>& rank;
     std::int64_t visits = 0;
     int pos[2] = {0, 0};
@@ -107,7 +105,7 @@ std::vector<std::int64_t> square_curve(int ne) {
     while (ne2 < ne) ne2 *= 2;
     const std::vector<std::int64_t> fine = square_curve(ne2);
     std::vector<std::int64_t> cell_at(fine.size(), -1);  // curve position -> coarse cell
-    auto nearest = [&](int i) {  // HOMME: nint(((i - .5) / ne) * ne2 + .5), 1-based
+    auto nearest = [&](int i) {                          // HOMME: nint(((i - .5) / ne) * ne2 + .5), 1-based
         const double x = ((i + 0.5) / ne) * ne2 + 0.5;
         const int i2 = static_cast<int>(std::floor(x + 0.5));
         return std::min(std::max(i2, 1), ne2) - 1;
@@ -141,7 +139,8 @@ std::vector<std::int64_t> cube_curve(int ne) {
             for (int i = 0; i < ne; ++i) {
                 std::int64_t pos;
                 switch (f) {
-                    case 0: case 1: pos = mesh(i, ne - 1 - j); break;
+                    case 0:
+                    case 1: pos = mesh(i, ne - 1 - j); break;
                     case 5: pos = mesh(ne - 1 - i, ne - 1 - j); break;
                     case 3: pos = mesh(ne - 1 - j, i); break;
                     default: pos = mesh(i, j); break;  // faces 4 (south) and 2 (opposite)

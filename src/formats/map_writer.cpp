@@ -47,7 +47,8 @@ Decomp decomp_from_pio(const PioDecompDat& dat, bool sort, RawOffsets* raw) {
 bool fully_covered(const Decomp& d) {
     std::vector<Run> runs;
     for (std::size_t p = 0; p < d.nreqs.size(); ++p)
-        for (std::int64_t i = 0; i < d.fill_starts[p]; ++i) runs.push_back({d.offsets[d.first[p] + i], d.lengths[d.first[p] + i]});
+        for (std::int64_t i = 0; i < d.fill_starts[p]; ++i)
+            runs.push_back({d.offsets[d.first[p] + i], d.lengths[d.first[p] + i]});
     std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.offset < b.offset; });
     std::int64_t next = 0;
     for (const auto& r : runs) {
@@ -60,7 +61,8 @@ bool fully_covered(const Decomp& d) {
 void write_decomp_map(const std::string& path, const DecompMap& m, const MapWriteOptions& opt,
                       const std::vector<RawOffsets>* raw) {
     validate_decomp_map(m);
-    if (raw && raw->size() != m.decomps.size()) throw Error("write_decomp_map: one RawOffsets per decomposition needed");
+    if (raw && raw->size() != m.decomps.size())
+        throw Error("write_decomp_map: one RawOffsets per decomposition needed");
     using formats::Attribute;
     using formats::IntArray;
     formats::ArrayFile f;
@@ -69,13 +71,15 @@ void write_decomp_map(const std::string& path, const DecompMap& m, const MapWrit
     for (std::size_t k = 0; k < m.decomps.size(); ++k) {
         const Decomp& d = m.decomps[k];
         if (d.offsets.empty())
-            throw Error(path + ": " + d.name + " has no runs at all; a map needs at least one", "check the input files");
+            throw Error(path + ": " + d.name + " has no runs at all; a map needs at least one",
+                        "check the input files");
         // Offsets are stored as 32-bit integers (NC_INT): refuse arrays they cannot address.
         if (d.elements() > 2147483647LL)
             throw Error(path + ": " + d.name + " has " + std::to_string(d.elements()) +
                         " elements, more than 32-bit integer offsets can address");
         f.dims.emplace_back(d.name + ".total_nreqs", d.offsets.size());
-        if (raw && !(*raw)[k].offsets.empty()) f.dims.emplace_back(d.name + ".total_raw_nreqs", (*raw)[k].offsets.size());
+        if (raw && !(*raw)[k].offsets.empty())
+            f.dims.emplace_back(d.name + ".total_raw_nreqs", (*raw)[k].offsets.size());
     }
     if (!opt.command_line.empty()) f.attrs.push_back(Attribute::Text("command_line", opt.command_line));
     auto array = [&](std::string name, std::string dim, std::vector<std::int64_t> values, std::string description,
@@ -97,7 +101,8 @@ void write_decomp_map(const std::string& path, const DecompMap& m, const MapWrit
               "Start index in offsets[] and lengths[] for requests to be written with fill values");
         array(n + ".offsets", n + ".total_nreqs", d.offsets, "Flattened starting indices of noncontiguous requests",
               d.nreqs);
-        IntArray* len = array(n + ".lengths", n + ".total_nreqs", d.lengths, "Lengths of noncontiguous requests", d.nreqs);
+        IntArray* len =
+            array(n + ".lengths", n + ".total_nreqs", d.lengths, "Lengths of noncontiguous requests", d.nreqs);
         len->attrs.push_back(Attribute::Ints("max", {*std::max_element(d.lengths.begin(), d.lengths.end())}));
         len->attrs.push_back(Attribute::Ints("min", {*std::min_element(d.lengths.begin(), d.lengths.end())}));
         if (raw && !(*raw)[k].offsets.empty()) {

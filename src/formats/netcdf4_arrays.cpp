@@ -12,13 +12,20 @@ namespace {
 
 void check(int status, const std::string& what, const std::string& hint = {}) {
     if (status != NC_NOERR)
-        throw Error(what + " failed: " + nc_strerror(status), hint.empty() ? "is this a decomposition map file?" : hint);
+        throw Error(what + " failed: " + nc_strerror(status),
+                    hint.empty() ? "is this a decomposition map file?" : hint);
 }
 
 bool is_integer(nc_type t) {
     switch (t) {
-        case NC_BYTE: case NC_SHORT: case NC_INT: case NC_INT64:
-        case NC_UBYTE: case NC_USHORT: case NC_UINT: case NC_UINT64: return true;
+        case NC_BYTE:
+        case NC_SHORT:
+        case NC_INT:
+        case NC_INT64:
+        case NC_UBYTE:
+        case NC_USHORT:
+        case NC_UINT:
+        case NC_UINT64: return true;
         default: return false;
     }
 }
@@ -53,14 +60,16 @@ public:
         check(nc_inq_vartype(ncid_, id, &t), path_ + ": variable " + name);
         check(nc_inq_varndims(ncid_, id, &ndims), path_ + ": variable " + name);
         if (!is_integer(t) || ndims != 1)
-            throw Error(path_ + ": variable '" + name + "' is not a 1-D integer array", "is this a decomposition map file?");
+            throw Error(path_ + ": variable '" + name + "' is not a 1-D integer array",
+                        "is this a decomposition map file?");
         int dimid = -1;
         size_t n = 0;
         check(nc_inq_vardimid(ncid_, id, &dimid), path_ + ": variable " + name);
         check(nc_inq_dimlen(ncid_, dimid, &n), path_ + ": variable " + name);
         std::vector<long long> v(n);
-        if (n) check(nc_get_var_longlong(ncid_, id, v.data()), path_ + ": reading variable " + name,
-                     "the file is truncated or damaged; write or copy it again");
+        if (n)
+            check(nc_get_var_longlong(ncid_, id, v.data()), path_ + ": reading variable " + name,
+                  "the file is truncated or damaged; write or copy it again");
         return std::vector<std::int64_t>(v.begin(), v.end());
     }
 
@@ -80,10 +89,12 @@ private:
 
 void put_attr(int ncid, int varid, const Attribute& a, const std::string& what) {
     if (a.is_text) {
-        check(nc_put_att_text(ncid, varid, a.name.c_str(), a.text.size(), a.text.data()), what + " attribute " + a.name);
+        check(nc_put_att_text(ncid, varid, a.name.c_str(), a.text.size(), a.text.data()),
+              what + " attribute " + a.name);
     } else {
         std::vector<long long> v(a.ints.begin(), a.ints.end());
-        check(nc_put_att_longlong(ncid, varid, a.name.c_str(), NC_INT, v.size(), v.data()), what + " attribute " + a.name);
+        check(nc_put_att_longlong(ncid, varid, a.name.c_str(), NC_INT, v.size(), v.data()),
+              what + " attribute " + a.name);
     }
 }
 
@@ -135,7 +146,9 @@ void write_netcdf4_arrays(const std::string& path, const ArrayFile& f) {
 }  // namespace iok::formats
 
 IOK_REGISTER_CONTAINER_LIBRARY(netcdf4, "netcdf4",
-                               {[](const std::string& path, iok::formats::Container) { return iok::formats::open_netcdf4_arrays(path); },
+                               {[](const std::string& path, iok::formats::Container) {
+                                    return iok::formats::open_netcdf4_arrays(path);
+                                },
                                 [](const std::string& path, const iok::formats::ArrayFile& f, iok::formats::Container) {
                                     iok::formats::write_netcdf4_arrays(path, f);
                                 },

@@ -33,8 +33,9 @@ public:
             (i_ < s_.size() && !std::isspace(static_cast<unsigned char>(s_[i_])))) {
             std::size_t e = b;
             while (e < s_.size() && !std::isspace(static_cast<unsigned char>(s_[e]))) ++e;
-            throw Error(path_ + ":" + std::to_string(line_) + ": expected " + what + ", found '" + s_.substr(b, e - b) + "'",
-                        "is this a PIO decomposition (.dat) file?");
+            throw Error(
+                path_ + ":" + std::to_string(line_) + ": expected " + what + ", found '" + s_.substr(b, e - b) + "'",
+                "is this a PIO decomposition (.dat) file?");
         }
         if (i_ - b > 18)
             throw Error(path_ + ":" + std::to_string(line_) + ": number too large: " + s_.substr(b, i_ - b));
@@ -76,12 +77,16 @@ PioDecompDat read_pio_decomp_dat(const std::string& path) {
     for (const char* key : {"version", "npes", "ndims"}) {
         std::string w = t.word();
         if (w != key)
-            throw Error(path + ":" + std::to_string(t.line()) + ": expected '" + key + "' in the header, found '" + w + "'",
-                        "line 1 of a PIO .dat file reads 'version V npes N ndims D'");
+            throw Error(
+                path + ":" + std::to_string(t.line()) + ": expected '" + key + "' in the header, found '" + w + "'",
+                "line 1 of a PIO .dat file reads 'version V npes N ndims D'");
         std::int64_t v = t.integer(key);
-        if (std::string(key) == "version") d.version = static_cast<int>(v);
-        else if (std::string(key) == "npes") npes = v;
-        else ndims = v;
+        if (std::string(key) == "version")
+            d.version = static_cast<int>(v);
+        else if (std::string(key) == "npes")
+            npes = v;
+        else
+            ndims = v;
     }
     if (npes < 1 || ndims < 1 || ndims > 16)
         throw Error(path + ": header says npes " + std::to_string(npes) + ", ndims " + std::to_string(ndims) +
@@ -89,7 +94,9 @@ PioDecompDat read_pio_decomp_dat(const std::string& path) {
     std::int64_t elems = 1;
     for (std::int64_t k = 0; k < ndims; ++k) {
         std::int64_t len = t.integer("a dimension length");
-        if (len < 1) throw Error(path + ":" + std::to_string(t.line()) + ": dimension length " + std::to_string(len) + " must be >= 1");
+        if (len < 1)
+            throw Error(path + ":" + std::to_string(t.line()) + ": dimension length " + std::to_string(len) +
+                        " must be >= 1");
         d.dims_fortran.push_back(len);
         elems *= len;
     }
@@ -101,8 +108,8 @@ PioDecompDat read_pio_decomp_dat(const std::string& path) {
                         "the .dat file lists processes 0..npes-1 in order");
         std::int64_t count = t.integer("an offset count");
         if (count < 0 || count > elems * 4 + 1024)
-            throw Error(path + ":" + std::to_string(t.line()) + ": process " + std::to_string(p) + " has an implausible count " +
-                        std::to_string(count));
+            throw Error(path + ":" + std::to_string(t.line()) + ": process " + std::to_string(p) +
+                        " has an implausible count " + std::to_string(count));
         std::vector<std::int64_t> offs(static_cast<std::size_t>(count));
         for (auto& o : offs) {
             o = t.integer("an offset");

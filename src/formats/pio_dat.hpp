@@ -15,10 +15,10 @@ namespace iok {
 struct PioDecompDat {
     std::string path;
     int version = 0;
-    std::vector<std::int64_t> dims_fortran;            // fastest first, as in the file
-    std::vector<std::vector<std::int64_t>> offsets;    // per process, 1-based, 0 = skip
+    std::vector<std::int64_t> dims_fortran;          // fastest first, as in the file
+    std::vector<std::vector<std::int64_t>> offsets;  // per process, 1-based, 0 = skip
 
-    std::vector<std::int64_t> dims_c() const;          // slowest first
+    std::vector<std::int64_t> dims_c() const;  // slowest first
 };
 
 // Throws iok::Error naming the file and line for malformed or truncated input

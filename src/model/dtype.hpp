@@ -10,7 +10,7 @@ namespace iok {
 enum class DType { Char, Byte, Short, Int, Int64, Float, Double };
 
 std::size_t dtype_size(DType t);
-const char* dtype_name(DType t);  // "char", "int", "double", ...
+const char* dtype_name(DType t);                 // "char", "int", "double", ...
 DType dtype_from_name(const std::string& name);  // throws iok::Error on unknown
 
 }  // namespace iok

@@ -43,8 +43,7 @@ int FileSpec::find_var(const std::string& name) const {
 
 std::vector<std::uint64_t> FileSpec::fixed_shape(const VarSpec& v) const {
     std::vector<std::uint64_t> shape;
-    for (std::size_t i = v.is_record(*this) ? 1 : 0; i < v.dims.size(); ++i)
-        shape.push_back(dims[v.dims[i]].length);
+    for (std::size_t i = v.is_record(*this) ? 1 : 0; i < v.dims.size(); ++i) shape.push_back(dims[v.dims[i]].length);
     return shape;
 }
 

@@ -42,7 +42,7 @@ struct StorageHint {
 struct VarSpec {
     std::string name;
     DType type = DType::Double;
-    std::vector<int> dims;      // indices into FileSpec::dims, slowest first
+    std::vector<int> dims;  // indices into FileSpec::dims, slowest first
     std::vector<Attr> attrs;
     // Index of the decomposition this variable is partitioned by, or -1 when
     // it is written whole by rank 0 ("not partitioned").
@@ -64,8 +64,8 @@ struct VarSpec {
 };
 
 struct FileSpec {
-    std::string path;            // full output path chosen by the runner
-    std::string label;           // "h0", "h1", "hist", "ckpt0001", ...
+    std::string path;   // full output path chosen by the runner
+    std::string label;  // "h0", "h1", "hist", "ckpt0001", ...
     std::vector<Dim> dims;
     std::vector<VarSpec> vars;
     std::vector<Attr> global_attrs;
@@ -86,9 +86,9 @@ struct FileSpec {
     // stores nothing for them.
     bool named_dims = true;
 
-    int record_dim() const;      // index of the unlimited dim, or -1
-    int find_dim(const std::string& name) const;   // -1 when absent
-    int find_var(const std::string& name) const;   // -1 when absent
+    int record_dim() const;                       // index of the unlimited dim, or -1
+    int find_dim(const std::string& name) const;  // -1 when absent
+    int find_var(const std::string& name) const;  // -1 when absent
     // Shape of a variable without its record dimension (C order).
     std::vector<std::uint64_t> fixed_shape(const VarSpec& v) const;
     std::uint64_t fixed_elements(const VarSpec& v) const;

@@ -21,9 +21,9 @@ struct FilePlan {
     // Fill-mode only: elements no process owns, written with the variable's
     // fill value by the rank listed in the map (I case).
     std::vector<SelectionPtr> fill_selection;
-    int nrecords = 1;          // records of the record variables
-    int flush_every = 1;       // records per flush; 0 = flush once at the end
-    std::vector<int> order;    // variable write order (defaults to 0..n-1)
+    int nrecords = 1;        // records of the record variables
+    int flush_every = 1;     // records per flush; 0 = flush once at the end
+    std::vector<int> order;  // variable write order (defaults to 0..n-1)
     // Per variable (same index as spec.vars): the one rank that accesses it,
     // all others holding empty selections, or -1 (any number of ranks; the
     // default when empty).  Handed to the backend as File::sole_accessor.
@@ -59,8 +59,8 @@ struct FilePlan {
 };
 
 struct Plan {
-    std::string kernel;        // "e3sm", "s3d", ...
-    std::string case_name;     // "F", "G", "I", ...
+    std::string kernel;     // "e3sm", "s3d", ...
+    std::string case_name;  // "F", "G", "I", ...
     std::vector<FilePlan> files;
 };
 

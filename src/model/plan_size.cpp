@@ -21,8 +21,10 @@ Split split_bytes(const FilePlan& p) {
         if (i < p.fill_selection.size() && p.fill_selection[i])
             elems = saturating_add(elems, p.fill_selection[i]->elements());
         const std::uint64_t b = saturating_mul(elems, dtype_size(v.type));
-        if (v.is_record(p.spec)) s.per_record = saturating_add(s.per_record, b);
-        else s.fixed = saturating_add(s.fixed, b);
+        if (v.is_record(p.spec))
+            s.per_record = saturating_add(s.per_record, b);
+        else
+            s.fixed = saturating_add(s.fixed, b);
     }
     return s;
 }
@@ -39,7 +41,8 @@ std::uint64_t plan_buffer_bytes(const FilePlan& plan, int records_per_call) {
 
 std::uint64_t plan_file_bytes(const FilePlan& plan) {
     const Split s = split_bytes(plan);
-    return saturating_add(s.fixed, saturating_mul(s.per_record, static_cast<std::uint64_t>(std::max(plan.nrecords, 0))));
+    return saturating_add(s.fixed,
+                          saturating_mul(s.per_record, static_cast<std::uint64_t>(std::max(plan.nrecords, 0))));
 }
 
 }  // namespace iok

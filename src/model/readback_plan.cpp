@@ -9,8 +9,9 @@ namespace iok {
 
 FilePlan contiguous_readback_plan(const FilePlan& written, int rank, int nranks) {
     if (written.constant_data || !written.fill_selection.empty())
-        throw Error("internal: a contiguous read-back needs pattern data in every element (no constant data, "
-                    "no fill selections)");
+        throw Error(
+            "internal: a contiguous read-back needs pattern data in every element (no constant data, "
+            "no fill selections)");
     FilePlan p = written;
     p.selection.resize(p.spec.vars.size());
     p.memory_struct.clear();  // packed buffers: the layout read into is ours to choose
@@ -21,7 +22,8 @@ FilePlan contiguous_readback_plan(const FilePlan& written, int rank, int nranks)
         std::vector<std::uint64_t> shape = p.spec.fixed_shape(p.spec.vars[v]);
         const std::uint64_t total = p.spec.fixed_elements(p.spec.vars[v]);
         // [total*r/n, total*(r+1)/n): balanced to one element, every element once
-        const auto first = static_cast<std::int64_t>(total * r / n), last = static_cast<std::int64_t>(total * (r + 1) / n);
+        const auto first = static_cast<std::int64_t>(total * r / n),
+                   last = static_cast<std::int64_t>(total * (r + 1) / n);
         std::vector<Run> range;
         if (last > first) range.push_back({first, last - first});
         // `shape` is moved, not copied: GCC 14 warns (-Warray-bounds, a false

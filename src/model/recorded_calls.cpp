@@ -8,15 +8,17 @@ void map_view_bytes(const TraceShape& s, std::int64_t disp, std::int64_t voff, s
                     std::vector<Run>& out) {
     const auto emit = [&](std::int64_t off, std::int64_t len) {
         if (len <= 0) return;
-        if (!out.empty() && out.back().offset + out.back().length == off) out.back().length += len;
-        else out.push_back({off, len});
+        if (!out.empty() && out.back().offset + out.back().length == off)
+            out.back().length += len;
+        else
+            out.push_back({off, len});
     };
     if (bytes <= 0) return;
     if (s.contiguous()) return emit(disp + voff / s.size * s.extent + voff % s.size, bytes);
     std::int64_t inst = voff / s.size, pos = voff % s.size;
     // the run holding data byte `pos` of an instance
-    std::size_t r = static_cast<std::size_t>(
-        std::upper_bound(s.data_before.begin(), s.data_before.end(), pos) - s.data_before.begin() - 1);
+    std::size_t r = static_cast<std::size_t>(std::upper_bound(s.data_before.begin(), s.data_before.end(), pos) -
+                                             s.data_before.begin() - 1);
     std::int64_t within = pos - s.data_before[r];
     while (bytes > 0) {
         const Run& run = s.runs[r];

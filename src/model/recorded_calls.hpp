@@ -16,12 +16,18 @@ namespace iok {
 
 // Flags of a recorded access, as the capture library writes them.
 enum : std::uint32_t {
-    kWrite = 1, kCollective = 2, kExplicit = 4, kShared = 8, kOrdered = 16,
-    kNonblocking = 32, kSplit = 64, kMemNoncontig = 128,
+    kWrite = 1,
+    kCollective = 2,
+    kExplicit = 4,
+    kShared = 8,
+    kOrdered = 16,
+    kNonblocking = 32,
+    kSplit = 64,
+    kMemNoncontig = 128,
 };
 
-struct TraceShape {           // one filetype instance, flattened
-    std::vector<Run> runs;    // byte runs relative to the first
+struct TraceShape {         // one filetype instance, flattened
+    std::vector<Run> runs;  // byte runs relative to the first
     std::int64_t size = 0, extent = 0;
     std::vector<std::int64_t> data_before;  // data bytes before run i
     bool contiguous() const { return runs.size() == 1 && runs[0].length == extent; }

@@ -52,8 +52,8 @@ Selection Selection::from_runs(std::vector<std::uint64_t> shape, const std::vect
         std::int64_t rest = r.offset / fastest;
         const std::int64_t column = r.offset - rest * fastest;
         if (column + r.length > fastest)
-            throw Error("run at offset " + std::to_string(r.offset) + " of length " +
-                        std::to_string(r.length) + " crosses a row of the fastest dimension");
+            throw Error("run at offset " + std::to_string(r.offset) + " of length " + std::to_string(r.length) +
+                        " crosses a row of the fastest dimension");
         if (nd == 0) {
             ++s.nblocks_;
             s.elements_ += 1;
@@ -133,10 +133,8 @@ void Selection::add_block(const std::int64_t* start, const std::int64_t* count) 
     id_ = next_id();  // new content, new identity
     std::uint64_t n = 1;
     for (std::size_t d = 0; d < shape_.size(); ++d) {
-        if (start[d] < 0 || count[d] < 0 ||
-            static_cast<std::uint64_t>(start[d] + count[d]) > shape_[d])
-            throw Error("block exceeds dimension " + std::to_string(d) + " of length " +
-                        std::to_string(shape_[d]));
+        if (start[d] < 0 || count[d] < 0 || static_cast<std::uint64_t>(start[d] + count[d]) > shape_[d])
+            throw Error("block exceeds dimension " + std::to_string(d) + " of length " + std::to_string(shape_[d]));
         n *= static_cast<std::uint64_t>(count[d]);
     }
     starts_.insert(starts_.end(), start, start + shape_.size());

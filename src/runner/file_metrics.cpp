@@ -6,7 +6,7 @@
 namespace iok {
 
 const char* phase_name(Phase p) {
-    static const char* names[kPhases] = {"open", "define", "fill", "post", "post_read",
+    static const char* names[kPhases] = {"open",  "define", "fill",  "post",      "post_read",
                                          "flush", "verify", "close", "end_to_end"};
     return names[static_cast<int>(p)];
 }
@@ -25,9 +25,8 @@ std::uint64_t FileMetrics::overhead_bytes() const {
 
 std::string FileMetrics::memory_layout() const {
     if (struct_fields == 0) return "a packed buffer per variable";
-    return "array of structs (" + std::to_string(struct_fields) + " fields, " + std::to_string(struct_bytes) +
-           " B): " + (struct_packed ? "packed per field here (the backend cannot describe it)"
-                                    : "handed to the library as is");
+    return "array of structs (" + std::to_string(struct_fields) + " fields, " + std::to_string(struct_bytes) + " B): " +
+           (struct_packed ? "packed per field here (the backend cannot describe it)" : "handed to the library as is");
 }
 
 namespace {
@@ -39,17 +38,23 @@ Stat get_stat(const double*& p) {
     return s;
 }
 
-
 nlohmann::json stat_json(const Stat& s) { return {{"min", s.min}, {"max", s.max}, {"mean", s.mean}}; }
 
 }  // namespace
 
 void FileMetrics::broadcast(MPI_Comm comm, int root) {
-    std::vector<double> v = {writing ? 1.0 : 0.0, static_cast<double>(variables), static_cast<double>(attributes),
-                             static_cast<double>(flushes), static_cast<double>(records), data_seconds,
-                             static_cast<double>(bytes_on_disk), static_cast<double>(struct_fields),
-                             static_cast<double>(struct_bytes), static_cast<double>(struct_native),
-                             static_cast<double>(struct_packed), static_cast<double>(mismatches)};
+    std::vector<double> v = {writing ? 1.0 : 0.0,
+                             static_cast<double>(variables),
+                             static_cast<double>(attributes),
+                             static_cast<double>(flushes),
+                             static_cast<double>(records),
+                             data_seconds,
+                             static_cast<double>(bytes_on_disk),
+                             static_cast<double>(struct_fields),
+                             static_cast<double>(struct_bytes),
+                             static_cast<double>(struct_native),
+                             static_cast<double>(struct_packed),
+                             static_cast<double>(mismatches)};
     for (const Stat* s : {&requests, &bytes, &calls, &rss_peak, &library_hwm}) put_stat(v, *s);
     for (int p = 0; p < kPhases; ++p) {
         put_stat(v, seconds[static_cast<std::size_t>(p)]);
@@ -113,7 +118,8 @@ nlohmann::json to_json(const FileMetrics& m) {
     j["overhead_bytes"] = static_cast<double>(m.overhead_bytes());
     nlohmann::json ph = nlohmann::json::object();
     for (int p = 0; p < kPhases; ++p)
-        if (m.ran[static_cast<std::size_t>(p)]) ph[phase_name(static_cast<Phase>(p))] = stat_json(m.seconds[static_cast<std::size_t>(p)]);
+        if (m.ran[static_cast<std::size_t>(p)])
+            ph[phase_name(static_cast<Phase>(p))] = stat_json(m.seconds[static_cast<std::size_t>(p)]);
     j["seconds"] = ph;
     j["bandwidth_mib_s"] = {{"data_only", m.bandwidth_data_only()}, {"open_to_close", m.bandwidth_open_to_close()}};
     j["memory_bytes"] = {{"rss_peak", stat_json(m.rss_peak)}, {"library_hwm", stat_json(m.library_hwm)}};
@@ -146,8 +152,9 @@ TextReport to_text(const FileMetrics& m) {
         const auto k = static_cast<std::size_t>(p);
         if (!m.ran[k]) continue;
         std::snprintf(v, sizeof v, "%.4f / %.4f s", m.seconds[k].min, m.seconds[k].max);
-        t.line(p == static_cast<int>(Phase::EndToEnd) ? std::string("Time end-to-end min / max")
-                                                      : "Time " + std::string(phase_name(static_cast<Phase>(p))) + " min / max",
+        t.line(p == static_cast<int>(Phase::EndToEnd)
+                   ? std::string("Time end-to-end min / max")
+                   : "Time " + std::string(phase_name(static_cast<Phase>(p))) + " min / max",
                v);
     }
     t.line("Bandwidth (data only)", m.bandwidth_data_only(), "MiB/s");
@@ -156,9 +163,9 @@ TextReport to_text(const FileMetrics& m) {
     t.line("Memory peak RSS max / min", format_bytes(m.rss_peak.max) + " / " + format_bytes(m.rss_peak.min));
     if (m.library_hwm.max > 0) t.line("Library memory high-water max", format_bytes(m.library_hwm.max));
     if (!m.writing)
-        t.line("Verification", m.mismatches ? "FAILED: " + std::to_string(m.mismatches) + " element(s); first: " +
-                                                  m.first_mismatch
-                                            : std::string("passed (every element read matches the pattern)"));
+        t.line("Verification",
+               m.mismatches ? "FAILED: " + std::to_string(m.mismatches) + " element(s); first: " + m.first_mismatch
+                            : std::string("passed (every element read matches the pattern)"));
     return t;
 }
 

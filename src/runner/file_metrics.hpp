@@ -38,10 +38,10 @@ struct FileMetrics {
     std::string first_mismatch;
 
     double max_seconds(Phase p) const { return ran[static_cast<int>(p)] ? seconds[static_cast<int>(p)].max : 0.0; }
-    double bandwidth_data_only() const;     // MiB/s: total bytes / slowest rank's post+flush
-    double bandwidth_open_to_close() const; // MiB/s: total bytes / slowest rank's end-to-end
-    std::uint64_t overhead_bytes() const;   // write: on disk beyond the data
-    std::string memory_layout() const;      // for the report
+    double bandwidth_data_only() const;      // MiB/s: total bytes / slowest rank's post+flush
+    double bandwidth_open_to_close() const;  // MiB/s: total bytes / slowest rank's end-to-end
+    std::uint64_t overhead_bytes() const;    // write: on disk beyond the data
+    std::string memory_layout() const;       // for the report
 
     // Collective: every rank receives root's figures.
     void broadcast(MPI_Comm comm, int root = 0);

@@ -69,8 +69,12 @@ inline std::uint64_t raw(std::uint64_t key, std::uint64_t element, std::uint64_t
 // The stored value of raw hash r, per element type.  Floats and doubles hold
 // a 24-bit integer / 256: exact in float, so the int->float conversion and
 // the power-of-two scale below give the same bits as the double division.
-inline float as_float(std::uint64_t r) { return static_cast<float>(static_cast<std::int32_t>(r & 0xFFFFFFu)) * (1.0f / 256.0f); }
-inline double as_double(std::uint64_t r) { return static_cast<double>(static_cast<std::int32_t>(r & 0xFFFFFFu)) * (1.0 / 256.0); }
+inline float as_float(std::uint64_t r) {
+    return static_cast<float>(static_cast<std::int32_t>(r & 0xFFFFFFu)) * (1.0f / 256.0f);
+}
+inline double as_double(std::uint64_t r) {
+    return static_cast<double>(static_cast<std::int32_t>(r & 0xFFFFFFu)) * (1.0 / 256.0);
+}
 inline std::int32_t as_int(std::uint64_t r) { return static_cast<std::int32_t>(r & 0x7fffffffu); }
 inline std::int64_t as_int64(std::uint64_t r) { return static_cast<std::int64_t>(r & 0x7fffffffffffull); }
 inline std::int16_t as_short(std::uint64_t r) { return static_cast<std::int16_t>(r & 0x7fff); }
@@ -192,13 +196,20 @@ constexpr std::uint64_t kShortWrite = 4;  // elements a short run of at most thi
 
 template <class T>
 inline T value_of(std::uint64_t h) {
-    if constexpr (std::is_same_v<T, float>) return as_float(h);
-    else if constexpr (std::is_same_v<T, double>) return as_double(h);
-    else if constexpr (std::is_same_v<T, std::int32_t>) return as_int(h);
-    else if constexpr (std::is_same_v<T, std::int64_t>) return as_int64(h);
-    else if constexpr (std::is_same_v<T, std::int16_t>) return as_short(h);
-    else if constexpr (std::is_same_v<T, std::int8_t>) return as_byte(h);
-    else return as_char(h);
+    if constexpr (std::is_same_v<T, float>)
+        return as_float(h);
+    else if constexpr (std::is_same_v<T, double>)
+        return as_double(h);
+    else if constexpr (std::is_same_v<T, std::int32_t>)
+        return as_int(h);
+    else if constexpr (std::is_same_v<T, std::int64_t>)
+        return as_int64(h);
+    else if constexpr (std::is_same_v<T, std::int16_t>)
+        return as_short(h);
+    else if constexpr (std::is_same_v<T, std::int8_t>)
+        return as_byte(h);
+    else
+        return as_char(h);
 }
 
 template <class T>
@@ -322,8 +333,7 @@ void fill_constant(DType t, void* buf, std::uint64_t n, double value) {
     });
 }
 
-Mismatch pattern_check(DType t, const void* buf, const Selection& sel, std::uint64_t key,
-                       std::uint64_t record) {
+Mismatch pattern_check(DType t, const void* buf, const Selection& sel, std::uint64_t key, std::uint64_t record) {
     return dispatch(t, [&](auto* tag) {
         using T = std::remove_pointer_t<decltype(tag)>;
         return check_typed<T>(static_cast<const T*>(buf), sel, key, record, nullptr);

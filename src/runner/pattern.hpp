@@ -29,15 +29,14 @@ void fill_constant(DType t, void* buf, std::uint64_t n, double value);
 
 struct Mismatch {
     bool found = false;
-    std::uint64_t element = 0;    // global flattened element index
-    std::uint64_t position = 0;   // index in the buffer
+    std::uint64_t element = 0;   // global flattened element index
+    std::uint64_t position = 0;  // index in the buffer
     double expected = 0, actual = 0;
 };
 
 // First element of `buf` that differs from the pattern (or from `constant`
 // when given: used for fill values).
-Mismatch pattern_check(DType t, const void* buf, const Selection& sel, std::uint64_t key,
-                       std::uint64_t record);
+Mismatch pattern_check(DType t, const void* buf, const Selection& sel, std::uint64_t key, std::uint64_t record);
 Mismatch constant_check(DType t, const void* buf, const Selection& sel, double constant);
 
 }  // namespace iok

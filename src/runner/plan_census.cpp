@@ -67,7 +67,8 @@ Spread spread(const std::vector<std::uint64_t>& v) {
 std::string census_text(const PlannedFile& f, int nranks) {
     const Spread rq = spread(f.requests), by = spread(f.bytes);
     TextReport t;
-    t.section("file " + f.label + " as " + with_commas(static_cast<std::uint64_t>(nranks)) + " ranks would write it (dry run)");
+    t.section("file " + f.label + " as " + with_commas(static_cast<std::uint64_t>(nranks)) +
+              " ranks would write it (dry run)");
     t.count("Variables", f.variables);
     t.count("Records", static_cast<std::uint64_t>(f.records));
     t.count("Requests, all ranks", f.total_requests());

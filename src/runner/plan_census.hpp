@@ -20,11 +20,11 @@
 namespace iok {
 
 struct PlannedFile {
-    std::string label;                       // the FileSpec's label ("h0", "field", ...)
+    std::string label;  // the FileSpec's label ("h0", "field", ...)
     std::size_t variables = 0;
     int records = 0;
-    std::vector<std::uint64_t> requests;     // per rank
-    std::vector<std::uint64_t> bytes;        // per rank
+    std::vector<std::uint64_t> requests;  // per rank
+    std::vector<std::uint64_t> bytes;     // per rank
     std::uint64_t total_requests() const;
     std::uint64_t total_bytes() const;
 };

@@ -11,8 +11,8 @@ namespace iok {
 namespace {
 
 FileOutcome outcome(MPI_Comm comm, const Backend& be, const std::string& path, const std::string& label,
-                    const std::string& library, const CallTally& t, const CallData& data, double end_to_end, bool writing,
-                    bool with_session_phases) {
+                    const std::string& library, const CallTally& t, const CallData& data, double end_to_end,
+                    bool writing, bool with_session_phases) {
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
     FileOutcome out;
@@ -24,10 +24,15 @@ FileOutcome outcome(MPI_Comm comm, const Backend& be, const std::string& path, c
     m.library = library;
     m.variables = 1;
     m.records = 1;
-    const std::vector<double> local = {
-        static_cast<double>(writing ? t.wreq : t.rreq), static_cast<double>(writing ? t.wbytes : t.rbytes),
-        static_cast<double>(t.calls), t.open, t.views, writing ? t.write : t.read, t.close, end_to_end,
-        static_cast<double>(peak_rss_bytes())};
+    const std::vector<double> local = {static_cast<double>(writing ? t.wreq : t.rreq),
+                                       static_cast<double>(writing ? t.wbytes : t.rbytes),
+                                       static_cast<double>(t.calls),
+                                       t.open,
+                                       t.views,
+                                       writing ? t.write : t.read,
+                                       t.close,
+                                       end_to_end,
+                                       static_cast<double>(peak_rss_bytes())};
     const std::vector<Stat> st = reduce_over_ranks(comm, local);
     std::uint64_t mism = 0, mine = writing ? 0 : data.mismatches;
     MPI_Allreduce(&mine, &mism, 1, MPI_UINT64_T, MPI_SUM, comm);
@@ -93,7 +98,8 @@ RecordedRun run_recorded(MPI_Comm comm, Backend& be, const std::string& path, co
     collective_step(comm, [&] { tally = be.replay_calls(path, comm, calls, data); });
     const double end_to_end = MPI_Wtime() - start;
     if (res.any_write) res.write = outcome(comm, be, path, label, library, tally, data, end_to_end, true, true);
-    if (res.any_read) res.read = outcome(comm, be, path, label, library, tally, data, end_to_end, false, !res.any_write);
+    if (res.any_read)
+        res.read = outcome(comm, be, path, label, library, tally, data, end_to_end, false, !res.any_write);
     return res;
 }
 

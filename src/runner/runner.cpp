@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "core/buffer_arena.hpp"
 #include "core/collective.hpp"
 #include "core/error.hpp"
 #include "core/full_disk_watchdog.hpp"
@@ -12,7 +13,6 @@
 #include "core/output_files.hpp"
 #include "core/phase_timer.hpp"
 #include "core/stats.hpp"
-#include "core/buffer_arena.hpp"
 #include "runner/pattern.hpp"
 
 namespace iok {
@@ -90,7 +90,13 @@ std::uint64_t on_disk_bytes(const std::string& path) {
 class FileRun {
 public:
     FileRun(MPI_Comm comm, Backend& be, const RunOptions& opt, const FilePlan& plan, bool writing, bool update = false)
-        : comm_(comm), be_(be), opt_(opt), plan_(plan), writing_(writing), update_(update), timer_(comm),
+        : comm_(comm),
+          be_(be),
+          opt_(opt),
+          plan_(plan),
+          writing_(writing),
+          update_(update),
+          timer_(comm),
           arena_(opt.noncontig_buffer ? opt.gap_bytes : 0) {
         // "accesses nothing" must still have the variable's shape: backends check it
         for (const VarSpec& v : plan.spec.vars) empty_.emplace_back(plan.spec.fixed_shape(v));
@@ -136,7 +142,7 @@ private:
     bool writing_;
     bool update_;  // writing into an existing file (opened with Access::Update, not created)
     PhaseTimer timer_;
-    BufferArena arena_;  // user buffers, re-used by every flush of this file (pages stay mapped)
+    BufferArena arena_;             // user buffers, re-used by every flush of this file (pages stay mapped)
     std::vector<Selection> empty_;  // per variable: selects nothing, right shape
     int rank_ = 0, size_ = 1;
     std::uint64_t bytes_ = 0, calls_ = 0, flushes_ = 0;
@@ -154,11 +160,13 @@ std::vector<Request> FileRun::requests_for(int first_rec, int last_rec, bool wit
     const FileSpec& spec = plan_.spec;
     std::vector<Request> reqs;
     auto add = [&](int v, std::int64_t rec) {
-        const Selection& s = selection_of(plan_.selection, static_cast<std::size_t>(v), empty_[static_cast<std::size_t>(v)]);
+        const Selection& s =
+            selection_of(plan_.selection, static_cast<std::size_t>(v), empty_[static_cast<std::size_t>(v)]);
         const std::size_t esz = dtype_size(spec.vars[static_cast<std::size_t>(v)].type);
         reqs.push_back({v, rec, false, &s, arena.reserve(s.elements() * esz, esz)});
         if (opt_.fill_mode && !plan_.fill_selection.empty()) {
-            const Selection& f = selection_of(plan_.fill_selection, static_cast<std::size_t>(v), empty_[static_cast<std::size_t>(v)]);
+            const Selection& f =
+                selection_of(plan_.fill_selection, static_cast<std::size_t>(v), empty_[static_cast<std::size_t>(v)]);
             reqs.push_back({v, rec, true, &f, arena.reserve(f.elements() * esz, esz)});
         }
     };
@@ -170,9 +178,11 @@ std::vector<Request> FileRun::requests_for(int first_rec, int last_rec, bool wit
     const Selection* struct_sel = nullptr;
     if (structs) {
         const int first = plan_.memory_struct.front();
-        struct_sel = &selection_of(plan_.selection, static_cast<std::size_t>(first), empty_[static_cast<std::size_t>(first)]);
+        struct_sel =
+            &selection_of(plan_.selection, static_cast<std::size_t>(first), empty_[static_cast<std::size_t>(first)]);
         for (int v : plan_.memory_struct) {
-            const Selection& s = selection_of(plan_.selection, static_cast<std::size_t>(v), empty_[static_cast<std::size_t>(v)]);
+            const Selection& s =
+                selection_of(plan_.selection, static_cast<std::size_t>(v), empty_[static_cast<std::size_t>(v)]);
             if (&s != struct_sel || !spec.vars[static_cast<std::size_t>(v)].is_record(spec))
                 throw Error("plan: array-of-structs field '" + spec.vars[static_cast<std::size_t>(v)].name +
                                 "' is not a record variable sharing the first field's selection",
@@ -215,8 +225,7 @@ void FileRun::prepare(std::vector<Request>& reqs, BufferArena& arena) {
         const bool zero_is_rare = var.type == DType::Float || var.type == DType::Double || var.type == DType::Int ||
                                   var.type == DType::Int64 || var.type == DType::Char;
         const bool pattern = !q.fill && !plan_.constant_data && !q.structs && zero_is_rare;
-        const bool poison = fresh ? !(zeroed && pattern)
-                                  : q.fill || plan_.constant_data || !var.is_record(plan_.spec);
+        const bool poison = fresh ? !(zeroed && pattern) : q.fill || plan_.constant_data || !var.is_record(plan_.spec);
         if (q.structs) {
             const std::uint64_t n = q.sel->elements();
             const std::size_t stride = plan_.struct_size();
@@ -243,7 +252,8 @@ void FileRun::prepare(std::vector<Request>& reqs, BufferArena& arena) {
         } else if (plan_.constant_data) {
             fill_constant(var.type, buf, q.sel->elements(), constant_value(var));
         } else {
-            pattern_fill(var.type, buf, *q.sel, (pattern_key(var.name) ^ plan_.pattern_seed), static_cast<std::uint64_t>(q.record));
+            pattern_fill(var.type, buf, *q.sel, (pattern_key(var.name) ^ plan_.pattern_seed),
+                         static_cast<std::uint64_t>(q.record));
         }
     }
 }
@@ -270,10 +280,11 @@ void FileRun::verify(const std::vector<Request>& reqs, BufferArena& arena) {
 void FileRun::check_field(const Request& q, int v, const void* buf) {
     {
         const VarSpec& var = plan_.spec.vars[static_cast<std::size_t>(v)];
-        Mismatch m = q.fill                ? constant_check(var.type, buf, *q.sel, var.fill_value.value_or(0.0))
-                     : plan_.constant_data ? constant_check(var.type, buf, *q.sel, constant_value(var))
-                                           : pattern_check(var.type, buf, *q.sel, (pattern_key(var.name) ^ plan_.pattern_seed),
-                                            static_cast<std::uint64_t>(q.record));
+        Mismatch m = q.fill ? constant_check(var.type, buf, *q.sel, var.fill_value.value_or(0.0))
+                     : plan_.constant_data
+                         ? constant_check(var.type, buf, *q.sel, constant_value(var))
+                         : pattern_check(var.type, buf, *q.sel, (pattern_key(var.name) ^ plan_.pattern_seed),
+                                         static_cast<std::uint64_t>(q.record));
         if (!m.found) return;
         ++mismatches_;
         if (first_mismatch_.empty()) {
@@ -303,7 +314,8 @@ void FileRun::post_struct(const Request& q, void* base, std::vector<Staged>& sta
     const std::uint64_t n = q.sel->elements();
     for (std::size_t k = 0; k < b.vars.size(); ++k) {
         const std::size_t elem = dtype_size(plan_.spec.vars[static_cast<std::size_t>(b.vars[k])].type);
-        staging.push_back({base, b.offsets[k], elem, n, std::vector<unsigned char>(std::max<std::uint64_t>(n * elem, 1))});
+        staging.push_back(
+            {base, b.offsets[k], elem, n, std::vector<unsigned char>(std::max<std::uint64_t>(n * elem, 1))});
         void* field = staging.back().data.data();
         if (writing_) {
             struct_to_packed(base, b.stride, b.offsets[k], elem, n, field);
@@ -316,7 +328,8 @@ void FileRun::post_struct(const Request& q, void* base, std::vector<Staged>& sta
 }
 
 void FileRun::unpack_staged(std::vector<Staged>& staging) {
-    for (const Staged& f : staging) packed_to_struct(f.data.data(), plan_.struct_size(), f.offset, f.elem, f.n, f.structs);
+    for (const Staged& f : staging)
+        packed_to_struct(f.data.data(), plan_.struct_size(), f.offset, f.elem, f.n, f.structs);
     staging.clear();
 }
 
@@ -345,7 +358,7 @@ void FileRun::begin(const std::string& path) {
     });
     for (std::size_t v = 0; v < plan_.sole_rank.size(); ++v)
         if (plan_.sole_rank[v] >= 0) file_->sole_accessor(static_cast<int>(v), plan_.sole_rank[v]);
-    note_files_open(+1);  // from here a failed step abandons the job (collective.hpp)
+    note_files_open(+1);               // from here a failed step abandons the job (collective.hpp)
     if (writing_) watch_output(path);  // a full disk some ranks never hear of (full_disk_watchdog.hpp)
     if (writing_ && !update_) {
         collective_step(comm_, [&] {
@@ -376,26 +389,30 @@ void FileRun::step(int first_rec, int last_rec, bool with_fixed) {
         prepare(reqs, arena);
         timer_.stop();
         std::vector<Staged> staging;  // packed fields of structs, until the flush
-        collective_step(comm_, [&] { naming_full_disk(writing_ ? path_ : std::string(), [&] {
-            timer_.start_local(post);
-            for (const Request& q : reqs) {
-                const VarSpec& var = spec.vars[static_cast<std::size_t>(q.var)];
-                if (q.structs) {
-                    post_struct(q, arena.data(q.slice), staging);
-                    bytes_ += q.sel->elements() * plan_.struct_size();
-                    continue;
+        collective_step(comm_, [&] {
+            naming_full_disk(writing_ ? path_ : std::string(), [&] {
+                timer_.start_local(post);
+                for (const Request& q : reqs) {
+                    const VarSpec& var = spec.vars[static_cast<std::size_t>(q.var)];
+                    if (q.structs) {
+                        post_struct(q, arena.data(q.slice), staging);
+                        bytes_ += q.sel->elements() * plan_.struct_size();
+                        continue;
+                    }
+                    if (writing_)
+                        file_->put(q.var, *q.sel, q.record, arena.data(q.slice));
+                    else
+                        file_->get(q.var, *q.sel, q.record, arena.data(q.slice));
+                    bytes_ += q.sel->elements() * dtype_size(var.type);
+                    ++calls_;
                 }
-                if (writing_) file_->put(q.var, *q.sel, q.record, arena.data(q.slice));
-                else file_->get(q.var, *q.sel, q.record, arena.data(q.slice));
-                bytes_ += q.sel->elements() * dtype_size(var.type);
-                ++calls_;
-            }
-            timer_.start("flush");
-            file_->flush();
-            if (!writing_) unpack_staged(staging);  // the application's own copy: I/O time
-            timer_.stop();
-            ++flushes_;
-        }); });
+                timer_.start("flush");
+                file_->flush();
+                if (!writing_) unpack_staged(staging);  // the application's own copy: I/O time
+                timer_.stop();
+                ++flushes_;
+            });
+        });
         step_seconds_.push_back(timer_.seconds(post) + timer_.seconds("flush") - io_before);
         if (!writing_) {
             timer_.start_local("verify");
@@ -426,11 +443,14 @@ void FileRun::report(const std::string& path, FileOutcome& out) {
     const double io = timer_.seconds("open") + timer_.seconds("define") + timer_.seconds(post) +
                       timer_.seconds("flush") + timer_.seconds("close");
     const auto lib = file_->stats();
-    std::vector<double> local = {static_cast<double>(plan_.requests), static_cast<double>(bytes_),
-                                 io, timer_.seconds(post) + timer_.seconds("flush"),
+    std::vector<double> local = {static_cast<double>(plan_.requests),
+                                 static_cast<double>(bytes_),
+                                 io,
+                                 timer_.seconds(post) + timer_.seconds("flush"),
                                  static_cast<double>(peak_rss_bytes()),
                                  static_cast<double>(lib.library_memory_hwm),
-                                 static_cast<double>(mismatches_), static_cast<double>(calls_)};
+                                 static_cast<double>(mismatches_),
+                                 static_cast<double>(calls_)};
     auto red = reduce_over_ranks(comm_, local);
     auto phases = timer_.reduce();
 
@@ -450,8 +470,12 @@ void FileRun::report(const std::string& path, FileOutcome& out) {
         double at[5] = {static_cast<double>(first_at_.var), static_cast<double>(first_at_.record),
                         static_cast<double>(first_at_.element), first_at_.expected, first_at_.actual};
         MPI_Bcast(at, 5, MPI_DOUBLE, first_rank, comm_);
-        out.first_at = {static_cast<int>(at[0]), static_cast<std::int64_t>(at[1]), static_cast<std::uint64_t>(at[2]),
-                        at[3], at[4], first_rank};
+        out.first_at = {static_cast<int>(at[0]),
+                        static_cast<std::int64_t>(at[1]),
+                        static_cast<std::uint64_t>(at[2]),
+                        at[3],
+                        at[4],
+                        first_rank};
     }
 
     FileMetrics& m = out.metrics;
@@ -520,7 +544,9 @@ struct RecordStream {
     int done = 0;  // records handled so far
     RecordStream(MPI_Comm comm, Backend& be, const RunOptions& o, const FilePlan& plan, std::string p, bool writing,
                  bool update = false)
-        : opt(o), run(comm, be, opt, plan, writing, update), path(std::move(p)) {
+        : opt(o),
+          run(comm, be, opt, plan, writing, update),
+          path(std::move(p)) {
         run.begin(path);
     }
     void set_noncontig_buffer(bool on) { opt.noncontig_buffer = on; }  // FileRun reads opt by reference

@@ -5,8 +5,8 @@
 // per-rank figures into a report (text on rank 0) and a JSON object.
 #include <mpi.h>
 
-#include <nlohmann/json.hpp>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -35,17 +35,17 @@ struct MismatchAt {
 };
 
 struct FileOutcome {
-    FileMetrics metrics;      // all ranks: what was measured (typed)
-    nlohmann::json json;      // rank 0: to_json(metrics), the result's `files` entry
-    TextReport text;          // rank 0: to_text(metrics), aligned report lines
-    std::uint64_t mismatches = 0;   // all ranks: elements that failed verification
-    std::string first_mismatch;     // all ranks: description of the first one
-    MismatchAt first_at;            // all ranks: the same, as numbers
+    FileMetrics metrics;           // all ranks: what was measured (typed)
+    nlohmann::json json;           // rank 0: to_json(metrics), the result's `files` entry
+    TextReport text;               // rank 0: to_text(metrics), aligned report lines
+    std::uint64_t mismatches = 0;  // all ranks: elements that failed verification
+    std::string first_mismatch;    // all ranks: description of the first one
+    MismatchAt first_at;           // all ranks: the same, as numbers
     // This rank's seconds in post + flush of each call that moved records
     // (Runner: each flush group; RecordWriter/Reader: each write()/read()),
     // barrier waits excluded: noncontig times its two tiles apart with it.
     std::vector<double> step_seconds;
-    MPI_Info hints = MPI_INFO_NULL; // hints in effect (caller frees), from the write/read
+    MPI_Info hints = MPI_INFO_NULL;  // hints in effect (caller frees), from the write/read
 };
 
 class Runner {

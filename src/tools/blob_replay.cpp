@@ -31,7 +31,7 @@ namespace {
 using namespace iok;
 
 struct Writer {
-    std::size_t subfile, pos;        // which subfile, which rank in it
+    std::size_t subfile, pos;                       // which subfile, which rank in it
     std::vector<std::vector<std::int64_t>> blocks;  // per sel of the subfile
     std::vector<std::shared_ptr<Selection>> slice;  // per canonical variable: its data in the subfile
 };
@@ -147,8 +147,14 @@ void replay(int argc, char** argv, MPI_Comm comm) {
         }
         return *sel[v];
     };
-    rb.write(x.spec, x.nrecords, fill, [&] { for (auto& kv : readers) kv.second.file->flush(); },
-             [&] { for (auto& kv : readers) kv.second.file->close(); });
+    rb.write(
+        x.spec, x.nrecords, fill,
+        [&] {
+            for (auto& kv : readers) kv.second.file->flush();
+        },
+        [&] {
+            for (auto& kv : readers) kv.second.file->close();
+        });
     rb.report({{"Subfile library", x.library},
                {"Writer processes", with_commas(static_cast<std::uint64_t>(x.writers))},
                {"Subfiles", with_commas(static_cast<std::uint64_t>(x.subfiles.size()))}});

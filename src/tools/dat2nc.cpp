@@ -61,10 +61,16 @@ int parse_seed(int argc, char** argv, Job& job) {
             case 'h': std::printf(kSeedUsage, argv[0]); return 0;
             case 'v': job.verbose = true; break;
             case 'l':
-                if (std::atoi(optarg) <= 0) throw iok::Error(std::string("-l needs a positive number, not '") + optarg + "'");
+                if (std::atoi(optarg) <= 0)
+                    throw iok::Error(std::string("-l needs a positive number, not '") + optarg + "'");
                 break;
             case 'o': job.output = optarg; break;
-            case '1': case '2': case '3': case '4': case '5': case '6': slot[c - '1'] = optarg; break;
+            case '1':
+            case '2':
+            case '3':
+            case '4':
+            case '5':
+            case '6': slot[c - '1'] = optarg; break;
             default:
                 throw iok::Error(std::string("unknown option or missing value: -") + static_cast<char>(optopt),
                                  "see dat2nc -h");
@@ -76,7 +82,7 @@ int parse_seed(int argc, char** argv, Job& job) {
             for (std::size_t j = k + 1; j < slot.size(); ++j)
                 if (!slot[j].empty())
                     throw iok::Error("decomposition file -" + std::to_string(k + 1) + " is missing while -" +
-                                     std::to_string(j + 1) + " is given",
+                                         std::to_string(j + 1) + " is given",
                                      "decompositions are numbered from 1 without gaps");
             break;
         }
@@ -101,8 +107,9 @@ int main(int argc, char** argv) {
             int rc = parse_seed(argc, argv, job);
             if (rc >= 0) return rc;
         } else {
-            CLI::App app{"dat2nc: convert PIO decomposition files (.dat) into an E3SM decomposition map.\n"
-                         "The seed's form (-o out.nc -1 a.dat -2 b.dat ...) is accepted too and sorts."};
+            CLI::App app{
+                "dat2nc: convert PIO decomposition files (.dat) into an E3SM decomposition map.\n"
+                "The seed's form (-o out.nc -1 a.dat -2 b.dat ...) is accepted too and sorts."};
             app.add_option("-o,--output", job.output, "output map file (container chosen by --format)")->required();
             app.add_option("inputs", job.inputs, "the .dat files, in decomposition order D1, D2, ...")
                 ->required()
@@ -129,14 +136,16 @@ int main(int argc, char** argv) {
             }
         }
         if (job.output.empty()) throw iok::Error("no output file given", "use -o out.nc");
-        if (job.inputs.empty()) throw iok::Error("no input .dat files given", "name them with -1 ... -6 or as arguments");
+        if (job.inputs.empty())
+            throw iok::Error("no input .dat files given", "name them with -1 ... -6 or as arguments");
 
         iok::e3sm::DecompMap m;
         m.path = job.output;
         std::vector<iok::e3sm::RawOffsets> raw;
         for (std::size_t k = 0; k < job.inputs.size(); ++k) {
             iok::PioDecompDat dat = iok::read_pio_decomp_dat(job.inputs[k]);
-            if (k == 0) m.nprocs = static_cast<int>(dat.offsets.size());
+            if (k == 0)
+                m.nprocs = static_cast<int>(dat.offsets.size());
             else if (static_cast<int>(dat.offsets.size()) != m.nprocs)
                 throw iok::Error(job.inputs[k] + ": has " + std::to_string(dat.offsets.size()) + " processes but " +
                                      job.inputs[0] + " has " + std::to_string(m.nprocs),

@@ -21,7 +21,8 @@ using namespace iok::e3sm;
 void only_for(const CLI::App& app, const std::string& opt, const std::string& cases, const std::string& chosen) {
     if (app.count(opt) && cases.find(chosen) == std::string::npos)
         throw iok::Error(opt + " does not apply to --case " + chosen,
-                         opt + " is an option of --case " + (cases.size() == 1 ? cases : std::string(1, cases[0]) + "/" + cases.substr(1)) +
+                         opt + " is an option of --case " +
+                             (cases.size() == 1 ? cases : std::string(1, cases[0]) + "/" + cases.substr(1)) +
                              "; see e3sm_mapgen --help");
 }
 
@@ -37,10 +38,11 @@ int main(int argc, char** argv) {
     std::int64_t nlev = 0;
     std::uint64_t seed = 1;
     bool verbose = false;
-    CLI::App app{"e3sm_mapgen: write an E3SM decomposition map of any size, decomposed as E3SM does\n"
-                 "(F: cubed sphere on a space-filling curve; G: MPAS ocean mesh in compact blocks;\n"
-                 " I: land cells of a lat x lon grid dealt round-robin).  Defaults give the sizes of\n"
-                 "E3SM-IO's 16-process maps."};
+    CLI::App app{
+        "e3sm_mapgen: write an E3SM decomposition map of any size, decomposed as E3SM does\n"
+        "(F: cubed sphere on a space-filling curve; G: MPAS ocean mesh in compact blocks;\n"
+        " I: land cells of a lat x lon grid dealt round-robin).  Defaults give the sizes of\n"
+        "E3SM-IO's 16-process maps."};
     app.add_option("-o,--output", output, "output map file")->required();
     app.add_option("--case", kase, "E3SM case: F (atmosphere), G (ocean) or I (land)")
         ->capture_default_str()
@@ -50,13 +52,16 @@ int main(int argc, char** argv) {
         ->check(CLI::PositiveNumber);
     app.add_option("--nlev", nlev, "vertical levels: F lev (default 72), G nVertLevels (default 100)")
         ->check(CLI::PositiveNumber);
-    app.add_option("--seed", seed, "G: placement of the continents; I: irregularity of the coasts; "
-                                   "--ncol pattern: element permutation")
+    app.add_option("--seed", seed,
+                   "G: placement of the continents; I: irregularity of the coasts; "
+                   "--ncol pattern: element permutation")
         ->capture_default_str();
     app.add_option("--ne", f.ne, "F: elements along a cube-face edge (ncol = 6 ne^2 9 + 2: ne4 866, ne30 48602)")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
-    app.add_option("--pcols", f.pcols, "F: columns per physics chunk")->capture_default_str()->check(CLI::PositiveNumber);
+    app.add_option("--pcols", f.pcols, "F: columns per physics chunk")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
     app.add_option("--ncells", g.ncells, "G: ocean cells (nCells)")->capture_default_str()->check(CLI::PositiveNumber);
     app.add_option("--nlat", i.nlat, "I: latitudes")->capture_default_str()->check(CLI::Range(2, 1 << 20));
     app.add_option("--nlon", i.nlon, "I: longitudes")->capture_default_str()->check(CLI::Range(2, 1 << 20));
@@ -70,8 +75,9 @@ int main(int argc, char** argv) {
     app.add_option("--element-size", simple.element_size, "with --ncol: consecutive columns per element")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
-    app.add_option("--format", format, "map container: NetCDF classic cdf1/cdf2/cdf5, hdf5, netcdf4, bp (ADIOS2 BP3, "
-                                       "as E3SM-IO), bp4, bp5 (directories)")
+    app.add_option("--format", format,
+                   "map container: NetCDF classic cdf1/cdf2/cdf5, hdf5, netcdf4, bp (ADIOS2 BP3, "
+                   "as E3SM-IO), bp4, bp5 (directories)")
         ->check(CLI::IsMember(iok::formats::file_format_names()))
         ->capture_default_str();
     app.add_flag("-v,--verbose", verbose, "print a summary of each decomposition");
@@ -95,7 +101,8 @@ int main(int argc, char** argv) {
         only_for(app, "--segment", "I", kase);
         only_for(app, "--nlev", "FG", kase);
         if (app.count("--ne") && ncol->count())
-            throw iok::Error("--ne and --ncol exclude each other", "--ne makes a cubed sphere, --ncol the simple pattern");
+            throw iok::Error("--ne and --ncol exclude each other",
+                             "--ne makes a cubed sphere, --ncol the simple pattern");
         if (app.count("--element-size") && !ncol->count())
             throw iok::Error("--element-size needs --ncol", "it sets the simple pattern's element size");
 
@@ -129,8 +136,8 @@ int main(int argc, char** argv) {
             for (const auto& d : m.decomps) {
                 std::string dims;
                 for (auto x : d.dims) dims += (dims.empty() ? "" : " x ") + std::to_string(x);
-                std::printf("%s (%s): %zu runs (%lld real), %lld of %lld elements covered\n", d.name.c_str(), dims.c_str(),
-                            d.offsets.size(), static_cast<long long>(d.real_runs()),
+                std::printf("%s (%s): %zu runs (%lld real), %lld of %lld elements covered\n", d.name.c_str(),
+                            dims.c_str(), d.offsets.size(), static_cast<long long>(d.real_runs()),
                             static_cast<long long>(d.covered_elements()), static_cast<long long>(d.elements()));
             }
         return 0;

@@ -69,11 +69,15 @@ void print_text(const std::vector<MapStats>& maps) {
         std::printf("\n");
         for (std::size_t i = 0; i < labels.size(); ++i) {
             std::printf("  %-36s", labels[i].label.c_str());
-            if (da) std::printf(" %14.0f", ra[i].value);
-            else std::printf(" %14s", "-");
+            if (da)
+                std::printf(" %14.0f", ra[i].value);
+            else
+                std::printf(" %14s", "-");
             if (b) {
-                if (db && i < rb.size()) std::printf(" %14.0f", rb[i].value);
-                else std::printf(" %14s", "-");
+                if (db && i < rb.size())
+                    std::printf(" %14.0f", rb[i].value);
+                else
+                    std::printf(" %14s", "-");
                 if (da && db && i < rb.size() && rb[i].value != 0)
                     std::printf(" %+8.1f%%", 100.0 * (ra[i].value / rb[i].value - 1));
                 else if (da && db && i < rb.size() && ra[i].value == 0)
@@ -88,8 +92,10 @@ nlohmann::json to_json(const MapStats& m) {
     nlohmann::json j = {{"path", m.path}, {"nprocs", m.nprocs}, {"decomps", nlohmann::json::array()}};
     for (const auto& d : m.decomps) {
         nlohmann::json hist = nlohmann::json::object(), req = nlohmann::json::object();
-        for (std::size_t b = 0; b < d.length_histogram.size(); ++b) hist[length_bucket_label(b)] = d.length_histogram[b];
-        for (const auto& [R, q] : d.requests) req[std::to_string(R)] = {{"total", q.total}, {"max", q.max}, {"min", q.min}, {"per_rank", q.per_rank}};
+        for (std::size_t b = 0; b < d.length_histogram.size(); ++b)
+            hist[length_bucket_label(b)] = d.length_histogram[b];
+        for (const auto& [R, q] : d.requests)
+            req[std::to_string(R)] = {{"total", q.total}, {"max", q.max}, {"min", q.min}, {"per_rank", q.per_rank}};
         j["decomps"].push_back({{"name", d.name},
                                 {"dims", d.dims},
                                 {"elements", d.elements},
@@ -112,8 +118,9 @@ int main(int argc, char** argv) {
     std::vector<std::string> paths;
     std::vector<int> ranks = {1, 4, 16};
     bool json = false, check = false;
-    CLI::App app{"e3sm_mapstat: statistics of E3SM decomposition maps (coverage, runs, run lengths, requests\n"
-                 "per rank after sort/coalesce); with a second map, side by side with relative differences"};
+    CLI::App app{
+        "e3sm_mapstat: statistics of E3SM decomposition maps (coverage, runs, run lengths, requests\n"
+        "per rank after sort/coalesce); with a second map, side by side with relative differences"};
     app.add_option("maps", paths, "MAP [MAP2]: one map, or a map and the one to compare it with")
         ->required()
         ->expected(1, 2)
@@ -146,10 +153,11 @@ int main(int argc, char** argv) {
             for (const auto& s : stats)
                 for (const auto& d : s.decomps)
                     if (!d.partition())
-                        throw iok::Error(s.path + ": " + d.name + " does not cover each of its " + std::to_string(d.elements) +
-                                             " elements exactly once: " + std::to_string(d.elements - d.covered_with_fill) +
-                                             " uncovered, " + std::to_string(d.overlap_with_fill) + " covered more than once",
-                                         "the map is corrupt or incomplete; regenerate it");
+                        throw iok::Error(
+                            s.path + ": " + d.name + " does not cover each of its " + std::to_string(d.elements) +
+                                " elements exactly once: " + std::to_string(d.elements - d.covered_with_fill) +
+                                " uncovered, " + std::to_string(d.overlap_with_fill) + " covered more than once",
+                            "the map is corrupt or incomplete; regenerate it");
         return 0;
     } catch (const iok::Error& e) {
         std::fprintf(stderr, "e3sm_mapstat: error: %s\n", e.what());

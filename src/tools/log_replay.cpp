@@ -50,8 +50,9 @@ void replay(int argc, char** argv, MPI_Comm comm) {
         for (std::size_t w = lo; w < hi; ++w) {
             const auto [g, pos] = all[w];
             MPI_File ih;
-            check_mpi(MPI_File_open(MPI_COMM_SELF, log_index_path(input, g).c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &ih),
-                      "MPI_File_open", "open " + log_index_path(input, g), "the log output is incomplete");
+            check_mpi(
+                MPI_File_open(MPI_COMM_SELF, log_index_path(input, g).c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &ih),
+                "MPI_File_open", "open " + log_index_path(input, g), "the log output is incomplete");
             std::vector<std::int64_t> raw(static_cast<std::size_t>(x.groups[g].index_length[pos]));
             MPI_File_read_at(ih, static_cast<MPI_Offset>(x.groups[g].index_offset[pos]) * 8, raw.data(),
                              static_cast<int>(raw.size()), MPI_INT64_T, MPI_STATUS_IGNORE);
@@ -100,16 +101,18 @@ void replay(int argc, char** argv, MPI_Comm comm) {
         if (!sel) {
             sel = std::make_shared<Selection>(shape);
             for (std::size_t i = 1; i < key.size(); i += 2) {
-                const LogSel& s = writers[static_cast<std::size_t>(key[i])].index.sels[static_cast<std::size_t>(key[i + 1])];
+                const LogSel& s =
+                    writers[static_cast<std::size_t>(key[i])].index.sels[static_cast<std::size_t>(key[i + 1])];
                 if (s.ndims != static_cast<std::int64_t>(shape.size()))
-                    throw Error("log index: a put of variable " + var.name + " has " + std::to_string(s.ndims) +
-                                " dimensions", "the log output is corrupt");
+                    throw Error(
+                        "log index: a put of variable " + var.name + " has " + std::to_string(s.ndims) + " dimensions",
+                        "the log output is corrupt");
                 add_blocks_from_ints(*sel, s.ints.data(), s.nblocks);
             }
         }
         if (static_cast<std::uint64_t>(n) != sel->elements() * dtype_size(var.type))
             throw Error("log index: the puts of variable " + var.name + " hold " + std::to_string(n) +
-                        " bytes, their blocks " + std::to_string(sel->elements() * dtype_size(var.type)),
+                            " bytes, their blocks " + std::to_string(sel->elements() * dtype_size(var.type)),
                         "the log output is corrupt");
         buf.resize(static_cast<std::size_t>(n) + 1);
         std::size_t at = 0;
@@ -129,7 +132,9 @@ void replay(int argc, char** argv, MPI_Comm comm) {
         }
         return *sel;
     };
-    rb.write(x.spec, x.nrecords, fill, {}, [&] { for (auto& kv : logs) MPI_File_close(&kv.second); });
+    rb.write(x.spec, x.nrecords, fill, {}, [&] {
+        for (auto& kv : logs) MPI_File_close(&kv.second);
+    });
     rb.report({{"Writer processes", with_commas(static_cast<std::uint64_t>(x.writers))},
                {"Process groups (logs)", with_commas(static_cast<std::uint64_t>(x.groups.size()))}});
 }

@@ -54,8 +54,10 @@ int main(int argc, char** argv) {
         MPI_Comm_rank(comm, &rank);
         MPI_Comm_size(comm, &size);
         iok::OutputFiles outputs(comm, keep, overwrite);
-        if (read_only) outputs.require_readable(path);
-        else outputs.claim(path);
+        if (read_only)
+            outputs.require_readable(path);
+        else
+            outputs.claim(path);
         MPI_Info info;
         MPI_Info_create(&info);
         for (const auto& h : hints) {
@@ -75,19 +77,22 @@ int main(int argc, char** argv) {
             double t0 = MPI_Wtime();
             int err = MPI_File_open(comm, path.c_str(), writing ? MPI_MODE_CREATE | MPI_MODE_WRONLY : MPI_MODE_RDONLY,
                                     info, &fh);
-            iok::collective_step(comm, [&] {
-                iok::check_mpi(err, "MPI_File_open", (writing ? "create " : "open ") + path);
-            });
+            iok::collective_step(comm,
+                                 [&] { iok::check_mpi(err, "MPI_File_open", (writing ? "create " : "open ") + path); });
             for (std::uint64_t c = 0; c < ncalls; ++c) {
                 std::uint64_t done_bytes = c * chunk;
                 int n = static_cast<int>(done_bytes < share ? std::min(chunk, share - done_bytes) : 0);
                 MPI_Offset off = static_cast<MPI_Offset>(first + std::min(done_bytes, share));
                 if (writing) {
-                    if (independent) MPI_File_write_at(fh, off, buf.data(), n, MPI_BYTE, MPI_STATUS_IGNORE);
-                    else MPI_File_write_at_all(fh, off, buf.data(), n, MPI_BYTE, MPI_STATUS_IGNORE);
+                    if (independent)
+                        MPI_File_write_at(fh, off, buf.data(), n, MPI_BYTE, MPI_STATUS_IGNORE);
+                    else
+                        MPI_File_write_at_all(fh, off, buf.data(), n, MPI_BYTE, MPI_STATUS_IGNORE);
                 } else {
-                    if (independent) MPI_File_read_at(fh, off, buf.data(), n, MPI_BYTE, MPI_STATUS_IGNORE);
-                    else MPI_File_read_at_all(fh, off, buf.data(), n, MPI_BYTE, MPI_STATUS_IGNORE);
+                    if (independent)
+                        MPI_File_read_at(fh, off, buf.data(), n, MPI_BYTE, MPI_STATUS_IGNORE);
+                    else
+                        MPI_File_read_at_all(fh, off, buf.data(), n, MPI_BYTE, MPI_STATUS_IGNORE);
                 }
             }
             MPI_Info used;
@@ -103,8 +108,10 @@ int main(int argc, char** argv) {
         if (read_back || read_only) {
             MPI_Info r;
             std::tie(tr, r) = run(false);
-            if (used == MPI_INFO_NULL) used = r;
-            else MPI_Info_free(&r);
+            if (used == MPI_INFO_NULL)
+                used = r;
+            else
+                MPI_Info_free(&r);
         }
         nlohmann::json manifest = iok::build_manifest(comm, iok::argv_vector(argc, argv), {}, used);
         if (rank == 0) {
@@ -126,10 +133,12 @@ int main(int argc, char** argv) {
             if (!json.empty()) {
                 nlohmann::json doc = {{"schema", "iokernels-result/1"},
                                       {"kernel", "raw_write"},
-                                      {"summary", {{"bytes", bytes}, {"write_seconds", tw},
-                                                   {"write_mib_s", tw > 0 ? bytes / iok::MiB / tw : 0.0},
-                                                   {"read_seconds", tr},
-                                                   {"read_mib_s", tr > 0 ? bytes / iok::MiB / tr : 0.0}}},
+                                      {"summary",
+                                       {{"bytes", bytes},
+                                        {"write_seconds", tw},
+                                        {"write_mib_s", tw > 0 ? bytes / iok::MiB / tw : 0.0},
+                                        {"read_seconds", tr},
+                                        {"read_mib_s", tr > 0 ? bytes / iok::MiB / tr : 0.0}}},
                                       {"manifest", manifest}};
                 FILE* f = std::fopen(json.c_str(), "w");
                 if (f) {

@@ -19,11 +19,11 @@ void refold(const iok::replay::TraceShape& s) {
     const std::vector<std::int64_t> flat = iok_runs::fold_groups(iok_runs::group_runs(runs));
     std::size_t i = 0;
     bool same = true;
-    const std::string err = iok_runs::unfold_runs(flat, static_cast<std::int64_t>(runs.size()),
-                                                  [&](std::int64_t o, std::int64_t l) {
-                                                      same = same && i < runs.size() && runs[i].first == o && runs[i].second == l;
-                                                      ++i;
-                                                  });
+    const std::string err =
+        iok_runs::unfold_runs(flat, static_cast<std::int64_t>(runs.size()), [&](std::int64_t o, std::int64_t l) {
+            same = same && i < runs.size() && runs[i].first == o && runs[i].second == l;
+            ++i;
+        });
     if (!err.empty() || !same || i != runs.size()) {
         std::fprintf(stderr, "finding: a shape of %zu runs does not survive folding (%s)\n", runs.size(), err.c_str());
         std::abort();

@@ -9,9 +9,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return iok_fuzz::expect_error_or_success([&] {
         iok::cdf::Reader r(path);
         for (const auto& v : r.header().vars) {
-            try { r.read_ints(v.name); } catch (const iok::Error&) {}
-            try { r.read_reals(v.name); } catch (const iok::Error&) {}
-            try { r.read_text(v.name); } catch (const iok::Error&) {}
+            try {
+                r.read_ints(v.name);
+            } catch (const iok::Error&) {}
+            try {
+                r.read_reals(v.name);
+            } catch (const iok::Error&) {}
+            try {
+                r.read_text(v.name);
+            } catch (const iok::Error&) {}
         }
     });
 }

@@ -5,8 +5,8 @@
 // instrumented: coverage guides the fuzzer through our probe, readers and
 // validation; a crash inside a library on a mutated file is a finding too.
 // BP4/BP5 maps are directories: fuzz_decomp_map_bpdir.cpp.
-#include "fuzz_common.hpp"
 #include "formats/decomp_map.hpp"
+#include "fuzz_common.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string path = iok_fuzz::as_file(data, size, ".map");

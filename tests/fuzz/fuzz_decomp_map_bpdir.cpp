@@ -12,8 +12,8 @@
 #include <cstring>
 #include <filesystem>
 
-#include "fuzz_common.hpp"
 #include "formats/decomp_map.hpp"
+#include "fuzz_common.hpp"
 
 namespace {
 

@@ -1,7 +1,7 @@
 // GCRM-IO's parameter file (zgrd.in), variable description (.desc) and file
 // configuration (.fcfg): the first byte picks the parser, the rest is the text.
-#include "kernels/gcrm/gcrm_inputs.hpp"
 #include "fuzz_common.hpp"
+#include "kernels/gcrm/gcrm_inputs.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size == 0) return 0;

@@ -25,8 +25,16 @@
 
 namespace iok_test {
 
-inline int rank() { int r = 0; MPI_Comm_rank(MPI_COMM_WORLD, &r); return r; }
-inline int nprocs() { int n = 1; MPI_Comm_size(MPI_COMM_WORLD, &n); return n; }
+inline int rank() {
+    int r = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    return r;
+}
+inline int nprocs() {
+    int n = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    return n;
+}
 
 // Files go to the test's scratch directory (one name agreed by all ranks), or
 // to $IOK_TEST_OUTDIR when set: the integration tests inspect them with the
@@ -40,7 +48,7 @@ struct Case {
     // The value of element `flat` (row-major index in the variable) of
     // (variable, record); record 0 for fixed-size variables.
     double (*value)(int var, int rec, std::int64_t flat, iok::DType t) = nullptr;
-    bool flush_each_record = false;   // else one flush after the last record
+    bool flush_each_record = false;  // else one flush after the last record
 
     bool is_rec(std::size_t v) const { return spec.vars[v].is_record(spec); }
 };

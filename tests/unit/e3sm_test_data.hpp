@@ -12,6 +12,6 @@ inline std::string iok_e3sm_dataset(const std::string& name) {
     return std::filesystem::exists(p) ? p : std::string();
 }
 
-#define IOK_REQUIRE_DATASET(var, name)                                              \
-    const std::string var = iok_e3sm_dataset(name);                                 \
+#define IOK_REQUIRE_DATASET(var, name)              \
+    const std::string var = iok_e3sm_dataset(name); \
     if (var.empty()) GTEST_SKIP() << "dataset " << name << " not found (../shared)"

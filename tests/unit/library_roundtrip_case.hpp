@@ -29,7 +29,8 @@ constexpr std::uint64_t kLev = 3, kCol = 12, kChars = 8;
 inline double value_of(int var, int rec, std::int64_t flat, DType t) {
     if (t == DType::Char) return 'a' + (flat + var + rec) % 26;
     if (t == DType::Byte) return (var * 7 + rec * 3 + flat) % 100 - 50;
-    return var * 1000.0 + rec * 100.0 + static_cast<double>(flat) + (t == DType::Float || t == DType::Double ? 0.25 : 0);
+    return var * 1000.0 + rec * 100.0 + static_cast<double>(flat) +
+           (t == DType::Float || t == DType::Double ? 0.25 : 0);
 }
 
 inline Case make_case(const std::string& path) {
@@ -41,8 +42,7 @@ inline Case make_case(const std::string& path) {
     f.path = path;
     f.label = "test";
     f.dims = {{"time", 0, true}, {"lev", kLev, false}, {"ncol", kCol, false}, {"nchars", kChars, false}};
-    f.global_attrs = {Attr::Text("title", "iokernels backend round trip"),
-                      Attr::Number("version", DType::Int, {3}),
+    f.global_attrs = {Attr::Text("title", "iokernels backend round trip"), Attr::Number("version", DType::Int, {3}),
                       Attr::Number("scale", DType::Double, {0.5, 2.0})};
     auto var = [&](std::string name, DType t, std::vector<int> dims, std::vector<Attr> attrs, Selection s) {
         iok::VarSpec v;

@@ -78,12 +78,13 @@ inline Case make_case(const std::string& path) {
     f.path = path;
     f.label = "pnc";
     // 0 time, 1 lev, 2 nbnd, 3 ncol, 4 chars
-    f.dims = {{"time", 0, true}, {"lev", kLev, false}, {"nbnd", kBnd, false}, {"ncol", kCol, false},
+    f.dims = {{"time", 0, true},
+              {"lev", kLev, false},
+              {"nbnd", kBnd, false},
+              {"ncol", kCol, false},
               {"chars", kChars, false}};
-    f.global_attrs = {Attr::Text("title", "iokernels pnetcdf/mpiio round trip"),
-                      Attr::Number("ne", DType::Int, {30}),
-                      Attr::Number("dt", DType::Double, {1800.5, 0.25}),
-                      Attr::Text("empty_text", "")};
+    f.global_attrs = {Attr::Text("title", "iokernels pnetcdf/mpiio round trip"), Attr::Number("ne", DType::Int, {30}),
+                      Attr::Number("dt", DType::Double, {1800.5, 0.25}), Attr::Text("empty_text", "")};
     auto var = [&](std::string name, DType t, std::vector<int> dims, std::vector<Attr> attrs, Selection s) {
         iok::VarSpec v;
         v.name = std::move(name);
@@ -99,17 +100,20 @@ inline Case make_case(const std::string& path) {
     var("area", DType::Float, {3},
         {Attr::Number("_FillValue", DType::Float, {1e20}), Attr::Number("flag", DType::Byte, {-3, 7})},
         dealt({kCol}, {{2, 3}, {7, 2}}));  // partial: elements 0,1,5,6,9 never written
-    var("mask", DType::Byte, {3}, {Attr::Number("flag_values", DType::Short, {-1, 0, 1})}, dealt({kCol}, rows(kCol, 2)));
+    var("mask", DType::Byte, {3}, {Attr::Number("flag_values", DType::Short, {-1, 0, 1})},
+        dealt({kCol}, rows(kCol, 2)));
     var("ilev", DType::Short, {1, 3}, {}, dealt({kLev, kCol}, rows(kLev * kCol, 5)));
     var("gid", DType::Int64, {3}, {Attr::Number("big", DType::Int64, {1099511627776.0})}, dealt({kCol}, rows(kCol, 3)));
-    var("cube", DType::Double, {1, 2, 3}, {Attr::Text("units", "m")}, dealt({kLev, kBnd, kCol}, rows(kLev * kBnd * kCol, 10)));
+    var("cube", DType::Double, {1, 2, 3}, {Attr::Text("units", "m")},
+        dealt({kLev, kBnd, kCol}, rows(kLev * kBnd * kCol, 10)));
     var("unwritten", DType::Int, {3}, {}, Selection({kCol}));  // nobody writes: empty everywhere
     var("date", DType::Char, {0, 4}, {}, root_only({kChars}));
     var("time", DType::Double, {0}, {Attr::Text("units", "days since 2000-01-01")}, root_only({}));
     var("time_bnds", DType::Double, {0, 2}, {}, root_only({kBnd}));
     var("PS", DType::Double, {0, 3}, {Attr::Text("units", "Pa"), Attr::Number("_FillValue", DType::Double, {1e36})},
         dealt({kCol}, {{0, 4}, {4, 3}, {7, 3}}));
-    var("T", DType::Float, {0, 1, 2, 3}, {Attr::Text("units", "K")}, dealt({kLev, kBnd, kCol}, rows(kLev * kBnd * kCol, 10)));
+    var("T", DType::Float, {0, 1, 2, 3}, {Attr::Text("units", "K")},
+        dealt({kLev, kBnd, kCol}, rows(kLev * kBnd * kCol, 10)));
     var("nstep", DType::Int, {0}, {}, root_only({}));
     var("flags", DType::Short, {0, 3}, {}, dealt({kCol}, rows(kCol, 5)));
     return c;

@@ -7,9 +7,7 @@
 extern "C" {
 
 // Leaks are errors; a use after return is caught too.
-const char* __asan_default_options() {
-    return "detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1";
-}
+const char* __asan_default_options() { return "detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1"; }
 
 // Quiet about what the suppressions below matched.
 const char* __lsan_default_options() { return "print_suppressions=0"; }

@@ -47,7 +47,8 @@ TEST(Adios2Backend, RoundTrip) {
     const std::string path = output_dir() + "/rt_adios.bp";
     Case c = make_case(path);
     auto w = iok::make_backend("adios", config());
-    EXPECT_EQ(iok::backend_info(w->name()).library_version().rfind("ADIOS2 2.", 0), 0u) << iok::backend_info(w->name()).library_version();
+    EXPECT_EQ(iok::backend_info(w->name()).library_version().rfind("ADIOS2 2.", 0), 0u)
+        << iok::backend_info(w->name()).library_version();
     const iok::BackendStats w_stats = write_case(*w, c);
     EXPECT_EQ(w_stats.bytes_put, expected_bytes(c));
     expect_file_contents(c, path);

@@ -57,7 +57,9 @@ TEST(BlobLayout, SubfileSpecHasOneDimensionalVariables) {
     // blocks: T has 3 blocks * 2 * 2 ints = 12 ints, lat 1 * 2 * 1 = 2, the scalar none
     EXPECT_EQ(l.blocks_index[2], -1);
     EXPECT_EQ(l.spec.vars[static_cast<std::size_t>(l.blocks_index[0])].name, "blob_blocks_0");
-    EXPECT_EQ(l.spec.dims[static_cast<std::size_t>(l.spec.vars[static_cast<std::size_t>(l.blocks_index[0])].dims[0])].length, 12u);
+    EXPECT_EQ(
+        l.spec.dims[static_cast<std::size_t>(l.spec.vars[static_cast<std::size_t>(l.blocks_index[0])].dims[0])].length,
+        12u);
     bool found = false;
     for (const Attr& a : t.attrs) found = found || (a.name == "blob_canonical_dims" && a.text == "time lev ncol");
     EXPECT_TRUE(found);

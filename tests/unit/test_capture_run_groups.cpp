@@ -20,11 +20,12 @@ std::vector<std::int64_t> encode(const Runs& r) { return iok_runs::fold_groups(i
 
 Runs decode(const std::vector<std::int64_t>& flat, std::string* err = nullptr) {
     Runs out;
-    const std::string e = iok_runs::unfold_runs(flat, std::int64_t{1} << 20, [&](std::int64_t o, std::int64_t l) {
-        out.emplace_back(o, l);
-    });
-    if (err) *err = e;
-    else EXPECT_EQ(e, "");
+    const std::string e = iok_runs::unfold_runs(flat, std::int64_t{1} << 20,
+                                                [&](std::int64_t o, std::int64_t l) { out.emplace_back(o, l); });
+    if (err)
+        *err = e;
+    else
+        EXPECT_EQ(e, "");
     return out;
 }
 
@@ -109,7 +110,8 @@ TEST(CaptureRunGroups, AdversarialListsRoundTrip) {
     cases.push_back({{0, 10}, {5, 10}, {0, 10}, {5, 10}, {0, 10}, {5, 10}});
     Runs c;
     std::mt19937_64 g(3);
-    for (int i = 0; i < 60000; ++i) c.emplace_back(i * 12 + static_cast<std::int64_t>(i % 1000 == 999 ? g() % 2 : 0), 4 + (i % 3 ? 0 : 4));
+    for (int i = 0; i < 60000; ++i)
+        c.emplace_back(i * 12 + static_cast<std::int64_t>(i % 1000 == 999 ? g() % 2 : 0), 4 + (i % 3 ? 0 : 4));
     cases.push_back(c);
     cases.push_back({});
     cases.push_back({{0, 1}});
@@ -146,7 +148,8 @@ TEST(CaptureRunGroups, TraceReaderReadsBothVersions) {
     std::string v2 = v1;
     v2.replace(v2.find("\"version\":1"), 11, "\"version\":2");
     v2.replace(v2.find("0.1,0.2,0.1]"), 12, "0.1,0.2,0.1,1,0]");
-    v2.replace(v2.find("[0,2,0,1,10,1,0,1,100,2"), std::string("[0,2,0,1,10,1,0,1,100,2,0,1,110,1,0,1,200,2,0,1,210,1,0,1,300,2,0,1,310,1,0,1]").size(),
+    v2.replace(v2.find("[0,2,0,1,10,1,0,1,100,2"),
+               std::string("[0,2,0,1,10,1,0,1,100,2,0,1,110,1,0,1,200,2,0,1,210,1,0,1,300,2,0,1,310,1,0,1]").size(),
                "[0,2,0,1,10,1,0,1,2,4,100,0]");
     const auto a = iok::replay::parse_trace(v1, "v1"), b = iok::replay::parse_trace(v2, "v2");
     ASSERT_EQ(a.shapes[0][1].runs.size(), 8u);
@@ -159,7 +162,8 @@ TEST(CaptureRunGroups, TraceReaderReadsBothVersions) {
     EXPECT_EQ(a.files[0].sessions[0].ops[0].views, 0);
     // version 1 with a version-2 repeat group, or a version-2 access record of 11 numbers: refused
     std::string bad1 = v1;
-    bad1.replace(bad1.find("[0,2,0,1,10,1,0,1,100,2"), std::string("[0,2,0,1,10,1,0,1,100,2,0,1,110,1,0,1,200,2,0,1,210,1,0,1,300,2,0,1,310,1,0,1]").size(),
+    bad1.replace(bad1.find("[0,2,0,1,10,1,0,1,100,2"),
+                 std::string("[0,2,0,1,10,1,0,1,100,2,0,1,110,1,0,1,200,2,0,1,210,1,0,1,300,2,0,1,310,1,0,1]").size(),
                  "[0,2,0,1,10,1,0,1,2,4,100,0]");
     EXPECT_THROW(iok::replay::parse_trace(bad1, "bad1"), iok::Error);
     std::string bad2 = v2;

@@ -146,8 +146,7 @@ TEST(CdfClassic, CorruptCountsDoNotAllocate) {
     const std::string p = tmp_path("corrupt.nc");
     {
         std::ofstream o(p, std::ios::binary);
-        const unsigned char b[] = {'C', 'D', 'F', 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x0A,
-                                   0, 0, 1, 0, 0, 0, 0, 0};
+        const unsigned char b[] = {'C', 'D', 'F', 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x0A, 0, 0, 1, 0, 0, 0, 0, 0};
         o.write(reinterpret_cast<const char*>(b), sizeof b);
     }
     EXPECT_THROW({ Reader r(p); }, iok::Error);

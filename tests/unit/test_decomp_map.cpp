@@ -109,7 +109,8 @@ TEST(DecompMap, CoalesceOfSortedSegmentsEqualsSortThenCoalesce) {
             for (auto c : seg) in.push_back({2 * c, 1 + c % 2});  // lengths 1 and 2: gaps and neighbours
         }
         std::vector<iok::Run> expect = in;
-        std::sort(expect.begin(), expect.end(), [](const iok::Run& a, const iok::Run& b) { return a.offset < b.offset; });
+        std::sort(expect.begin(), expect.end(),
+                  [](const iok::Run& a, const iok::Run& b) { return a.offset < b.offset; });
         std::vector<iok::Run> merged;
         for (const auto& r : expect)
             if (!merged.empty() && merged.back().offset + merged.back().length == r.offset && r.offset % 6 != 0)
@@ -171,7 +172,8 @@ TEST(DecompMap, OffsetOutOfRangeIsAnError) {
     const std::string p = tmp_path("range.nc");
     write_tiny_map(p, {4, 0, 7}, {2, 2, 2});  // 7+2 > 8 elements
     std::string m = error_of(p);
-    EXPECT_NE(m.find(p + ": D1, process 1, run 0 (offset 7, length 2): outside the 8 elements"), std::string::npos) << m;
+    EXPECT_NE(m.find(p + ": D1, process 1, run 0 (offset 7, length 2): outside the 8 elements"), std::string::npos)
+        << m;
     fs::remove(p);
 }
 
@@ -455,7 +457,8 @@ TEST(MapFormats, SlicesOfArraysEqualTheWholeArrayCut) {
             for (std::uint64_t b = 0; b <= whole.size(); ++b)
                 for (std::uint64_t c = 0; b + c <= whole.size(); ++c)
                     EXPECT_EQ(r->read_int_slice(a, b, c),
-                              std::vector<std::int64_t>(whole.begin() + static_cast<long>(b), whole.begin() + static_cast<long>(b + c)))
+                              std::vector<std::int64_t>(whole.begin() + static_cast<long>(b),
+                                                        whole.begin() + static_cast<long>(b + c)))
                         << name << " " << a << " [" << b << ", +" << c << ")";
             EXPECT_THROW(r->read_int_slice(a, whole.size(), 1), iok::Error) << name;
             EXPECT_THROW(r->read_int_slice(a, 1, whole.size()), iok::Error) << name;
@@ -488,7 +491,8 @@ TEST(MapFormats, SlicesOfArraysEqualTheWholeArrayCut) {
 
 TEST(MapFormats, ContainersAreRecognisedByContentNotName) {
     const DecompMap m = small_map_with_fill();
-    for (const std::string& name : {std::string("hdf5"), std::string("netcdf4"), std::string("bp4"), std::string("bp5")}) {
+    for (const std::string& name :
+         {std::string("hdf5"), std::string("netcdf4"), std::string("bp4"), std::string("bp5")}) {
         const auto fmt = iok::formats::parse_file_format(name);
         if (!iok::formats::file_format_available(fmt)) continue;
         const std::string p = iok_test::scratch_path("misnamed_" + name + ".nc");  // .nc, but not classic
@@ -506,8 +510,10 @@ TEST(MapFormats, ContainersAreRecognisedByContentNotName) {
         write_decomp_map(nc, m, opt);
         FAIL() << "BP3 written as " << nc;
     } catch (const iok::Error& e) {
-        EXPECT_EQ(std::string(e.what()), nc + ": ADIOS2 writes BP3 files only under names ending in .bp (this one "
-                                              "would become " + nc + ".bp)");
+        EXPECT_EQ(std::string(e.what()), nc +
+                                             ": ADIOS2 writes BP3 files only under names ending in .bp (this one "
+                                             "would become " +
+                                             nc + ".bp)");
     }
     EXPECT_FALSE(fs::exists(nc));
     EXPECT_FALSE(fs::exists(nc + ".bp"));
@@ -517,7 +523,8 @@ TEST(MapFormats, UnknownContentIsRefusedWithOneMessage) {
     const std::string garbage = iok_test::scratch_path("garbage.nc");
     std::ofstream(garbage, std::ios::binary) << std::string("\x13\x37\xbe\xef garbage bytes\x01\x02", 20);
     std::string e = read_error(garbage);
-    EXPECT_NE(e.find(garbage + ": not a decomposition map file: it looks like a binary file of 20 bytes starting 13 37 be ef"),
+    EXPECT_NE(e.find(garbage +
+                     ": not a decomposition map file: it looks like a binary file of 20 bytes starting 13 37 be ef"),
               std::string::npos)
         << e;
     EXPECT_NE(e.find(kAccepted), std::string::npos) << e;
@@ -539,7 +546,8 @@ TEST(MapFormats, UnknownContentIsRefusedWithOneMessage) {
     const std::string dat = iok_test::scratch_path("decomp.dat");
     std::ofstream(dat) << "version 2001 npes 2 ndims 1\n8\n0 2\n1 2\n1 2\n5 6 7 8\n";
     e = read_error(dat);
-    EXPECT_NE(e.find("it looks like a PIO decomposition text file ('version 2001 npes 2 ndims 1...')"), std::string::npos)
+    EXPECT_NE(e.find("it looks like a PIO decomposition text file ('version 2001 npes 2 ndims 1...')"),
+              std::string::npos)
         << e;
     EXPECT_NE(e.find("hint: convert it (one .dat per decomposition) with: dat2nc"), std::string::npos) << e;
 
@@ -591,8 +599,9 @@ TEST(MapFormats, CollectiveReadOfGarbageFailsOnEveryRank) {
         read_decomp_map_collective(p, MPI_COMM_WORLD);
         FAIL();
     } catch (const iok::Error& e) {
-        EXPECT_NE(std::string(e.what()).find(p + ": not a decomposition map file: it looks like a binary file of 100 bytes"),
-                  std::string::npos)
+        EXPECT_NE(
+            std::string(e.what()).find(p + ": not a decomposition map file: it looks like a binary file of 100 bytes"),
+            std::string::npos)
             << e.what();
     }
 }
@@ -622,7 +631,8 @@ TEST(DecompMap, E3smIoReadingCountsWindowsByFillStarts) {
     EXPECT_EQ(offsets(rank_runs(d, 0, 2, false, false, MapReading::E3smIo)), (std::vector<std::int64_t>{0, 10}));
     EXPECT_EQ(offsets(rank_runs(d, 1, 2, false, false, MapReading::E3smIo)), (std::vector<std::int64_t>{90, 20}));
     // one rank: the first Σ fill_starts = 4 entries
-    EXPECT_EQ(offsets(rank_runs(d, 0, 1, false, false, MapReading::E3smIo)), (std::vector<std::int64_t>{0, 10, 90, 20}));
+    EXPECT_EQ(offsets(rank_runs(d, 0, 1, false, false, MapReading::E3smIo)),
+              (std::vector<std::int64_t>{0, 10, 90, 20}));
     // fill runs are read by process in either reading
     EXPECT_EQ(offsets(rank_runs(d, 1, 2, false, true, MapReading::E3smIo)), (std::vector<std::int64_t>{95}));
     // no fill runs: the same runs

@@ -166,15 +166,15 @@ TEST_P(CaseCounts, VariablesPerDecompositionAsInTheSpec) {
 }
 
 const std::vector<std::vector<std::int64_t>> kG = {{285}, {879}, {285, 100}, {879, 100}, {593, 100}, {285, 101}};
-const std::vector<std::vector<std::int64_t>> kI = {{96, 144}, {15, 96, 144}, {10, 96, 144}, {9, 96, 144}, {17, 96, 144}};
+const std::vector<std::vector<std::int64_t>> kI = {
+    {96, 144}, {15, 96, 144}, {10, 96, 144}, {9, 96, 144}, {17, 96, 144}};
 
-INSTANTIATE_TEST_SUITE_P(
-    AllCases, CaseCounts,
-    ::testing::Values(CaseExpect{"f_h0", {{866}, {866}, {72, 866}}, {1, 323, 63}, 387, 27, 414},
-                      CaseExpect{"f_h1", {{866}, {866}, {72, 866}}, {1, 22, 1}, 24, 27, 51},
-                      CaseExpect{"g_hist", kG, {6, 2, 25, 2, 2, 4}, 41, 11, 52},
-                      CaseExpect{"i_h0", kI, {465, 75, 4, 1, 1}, 546, 14, 560},
-                      CaseExpect{"i_h1", kI, {465, 69, 2, 1, 1}, 538, 14, 552}));
+INSTANTIATE_TEST_SUITE_P(AllCases, CaseCounts,
+                         ::testing::Values(CaseExpect{"f_h0", {{866}, {866}, {72, 866}}, {1, 323, 63}, 387, 27, 414},
+                                           CaseExpect{"f_h1", {{866}, {866}, {72, 866}}, {1, 22, 1}, 24, 27, 51},
+                                           CaseExpect{"g_hist", kG, {6, 2, 25, 2, 2, 4}, 41, 11, 52},
+                                           CaseExpect{"i_h0", kI, {465, 75, 4, 1, 1}, 546, 14, 560},
+                                           CaseExpect{"i_h1", kI, {465, 69, 2, 1, 1}, 538, 14, 552}));
 
 TEST(E3smCases, FH0AttributesTypesAndFillValues) {
     FileSpec f = case_file("f_h0", f_map());
@@ -352,30 +352,37 @@ TEST_P(ListingOrder, SameHeaderInTheListingsVariableOrder) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    AllCases, ListingOrder,
-    ::testing::Values(
-        ListingExpect{"f_h0", {{866}, {866}, {72, 866}},
-                      {"lat", "lon", "area", "lev", "hyam", "hybm", "P0", "ilev"},
-                      {"soa_c2SFWET", "soa_c3DDF", "soa_c3SFWET"}},
-        ListingExpect{"f_h1", {{866}, {866}, {72, 866}},
-                      {"lat", "lon", "area", "lev", "hyam", "hybm", "P0", "ilev"},
-                      {"V850", "VBOT", "Z500"}},
-        ListingExpect{"g_hist", kG,
-                      {"salinitySurfaceRestoringTendency", "vertTransportVelocityTop", "vertGMBolusVelocityTop",
-                       "vertAleTransportTop", "tendSSH", "layerThickness"},
-                      {"salinityNonLocalTendency", "temperature", "salinity"}},
-        ListingExpect{"i_h0", kI, {"levgrnd", "levlak", "levdcmp", "time", "mcdate", "mcsec"},
-                      {"nlim_m", "o2_decomp_depth_unsat", "plim_m"}},
-        ListingExpect{"i_h1", kI, {"levgrnd", "levlak", "levdcmp", "time", "mcdate", "mcsec"},
-                      {"nlim_m", "o2_decomp_depth_unsat", "plim_m"}}),
-    [](const auto& p) { return std::string(p.param.stem); });
+INSTANTIATE_TEST_SUITE_P(AllCases, ListingOrder,
+                         ::testing::Values(ListingExpect{"f_h0",
+                                                         {{866}, {866}, {72, 866}},
+                                                         {"lat", "lon", "area", "lev", "hyam", "hybm", "P0", "ilev"},
+                                                         {"soa_c2SFWET", "soa_c3DDF", "soa_c3SFWET"}},
+                                           ListingExpect{"f_h1",
+                                                         {{866}, {866}, {72, 866}},
+                                                         {"lat", "lon", "area", "lev", "hyam", "hybm", "P0", "ilev"},
+                                                         {"V850", "VBOT", "Z500"}},
+                                           ListingExpect{"g_hist",
+                                                         kG,
+                                                         {"salinitySurfaceRestoringTendency",
+                                                          "vertTransportVelocityTop", "vertGMBolusVelocityTop",
+                                                          "vertAleTransportTop", "tendSSH", "layerThickness"},
+                                                         {"salinityNonLocalTendency", "temperature", "salinity"}},
+                                           ListingExpect{"i_h0",
+                                                         kI,
+                                                         {"levgrnd", "levlak", "levdcmp", "time", "mcdate", "mcsec"},
+                                                         {"nlim_m", "o2_decomp_depth_unsat", "plim_m"}},
+                                           ListingExpect{"i_h1",
+                                                         kI,
+                                                         {"levgrnd", "levlak", "levdcmp", "time", "mcdate", "mcsec"},
+                                                         {"nlim_m", "o2_decomp_depth_unsat", "plim_m"}}),
+                         [](const auto& p) { return std::string(p.param.stem); });
 
 // An order list that names an unknown variable, names one twice, puts two
 // names on a line or leaves variables out is rejected, naming the list and line.
 TEST(ListingOrders, BadOrderListsAreErrors) {
-    const std::string cdl = "netcdf x {\ndimensions:\n n = 4 ;\nvariables:\n int a(n) ;\n int b(n) ;\n"
-                            " int c(n) ;\n int d ;\n}\n";
+    const std::string cdl =
+        "netcdf x {\ndimensions:\n n = 4 ;\nvariables:\n int a(n) ;\n int b(n) ;\n"
+        " int c(n) ;\n int d ;\n}\n";
     auto message = [&](const std::string& order) -> std::string {
         FileSpec f = parse_cdl_header(cdl, "t.cdl");
         try {

@@ -26,7 +26,8 @@ TEST(GcrmFormat, DoubleCountsEightBytesOnlyWhenTypedBeforeItsDimensions) {
     const std::string dims = "dimension time cells i_cell_edges interfaces\n";
     EXPECT_EQ(gcrm_io_file_format(desc("name f\ntype double\n" + dims), grid_params(3, 4)), "cdf5");
     EXPECT_EQ(gcrm_io_file_format(desc("name f\n" + dims + "type double\n"), grid_params(3, 4)), "cdf2");
-    EXPECT_EQ(gcrm_io_largest_field(desc("name f\n" + dims + "type double\n"), grid_params(3, 4)), 642LL * 1920 * 257 * 4);
+    EXPECT_EQ(gcrm_io_largest_field(desc("name f\n" + dims + "type double\n"), grid_params(3, 4)),
+              642LL * 1920 * 257 * 4);
 }
 
 TEST(GcrmFormat, TimeLeftOutUnknownKeywordsCountZeroEveryDescriptorCounts) {
@@ -40,6 +41,7 @@ TEST(GcrmFormat, TimeLeftOutUnknownKeywordsCountZeroEveryDescriptorCounts) {
     EXPECT_EQ(gcrm_io_largest_field(desc("name a\ndimension time ns_ew i_uniq_corner interfaces\n"), g),
               2LL * 1280 * 257 * 4);
     // the largest of all descriptors, written to a file or not
-    EXPECT_EQ(gcrm_io_largest_field(desc("name a\ndimension cells\nname b\ndimension cells layers\n"), g), 642 * 256 * 4);
+    EXPECT_EQ(gcrm_io_largest_field(desc("name a\ndimension cells\nname b\ndimension cells layers\n"), g),
+              642 * 256 * 4);
     EXPECT_EQ(gcrm_io_largest_field(desc("name a\nno_data true\n"), g), 0);
 }

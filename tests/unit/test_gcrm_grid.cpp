@@ -32,12 +32,12 @@ TEST(GcrmGrid, ReadmeCaseParameters) {
 }
 
 TEST(GcrmGrid, InvalidProcessCountsAndLevels) {
-    EXPECT_THROW(grid_params(5, 3), iok::Error);    // not 2^a*5^b
-    EXPECT_THROW(grid_params(5, 25), iok::Error);   // 5^2
+    EXPECT_THROW(grid_params(5, 3), iok::Error);   // not 2^a*5^b
+    EXPECT_THROW(grid_params(5, 25), iok::Error);  // 5^2
     EXPECT_THROW(grid_params(5, 12), iok::Error);
-    EXPECT_THROW(grid_params(2, 4), iok::Error);    // level below 3
-    EXPECT_THROW(grid_params(14, 4), iok::Error);   // level above 13
-    EXPECT_THROW(grid_params(3, 16), iok::Error);   // iota 2 needs L >= 4
+    EXPECT_THROW(grid_params(2, 4), iok::Error);   // level below 3
+    EXPECT_THROW(grid_params(14, 4), iok::Error);  // level above 13
+    EXPECT_THROW(grid_params(3, 16), iok::Error);  // iota 2 needs L >= 4
     EXPECT_NO_THROW(grid_params(4, 16));
     EXPECT_NO_THROW(grid_params(5, 80));
     try {
@@ -118,7 +118,9 @@ TEST(GcrmGrid, RunsPartitionTheGrid) {
             for (auto run : edge_runs(g, r))
                 for (auto i = run.first; i < run.first + run.count; ++i) ++edges[static_cast<std::size_t>(i)];
         }
-        auto ones = [](const std::vector<int>& v) { return std::all_of(v.begin(), v.end(), [](int x) { return x == 1; }); };
+        auto ones = [](const std::vector<int>& v) {
+            return std::all_of(v.begin(), v.end(), [](int x) { return x == 1; });
+        };
         EXPECT_TRUE(ones(cells)) << level << "/" << procs;
         EXPECT_TRUE(ones(corners)) << level << "/" << procs;
         EXPECT_TRUE(ones(edges)) << level << "/" << procs;

@@ -1,7 +1,6 @@
 // GCRM inputs and plans: parsers, schedule, file names and byte totals.
 #include <gtest/gtest.h>
 
-
 #include "core/error.hpp"
 #include "kernels/gcrm/gcrm_inputs.hpp"
 #include "kernels/gcrm/gcrm_plan.hpp"
@@ -68,11 +67,13 @@ type double
 dimension time cells
 restart
 )";
-const char* kGroups = "#\nfile_prefix \"vorticity_mass_\"\nfield time\nfield relative\nfield mass\n"
-                      "#\nfile_prefix \"state_\"\nfield time\nfield pressure\n"
-                      "#\nfile_prefix \"wind_\"\nfield time\nfield u\nfield wind\n";
-const char* kPhysics = "#\nfile_prefix \"vapor_\"\nfield time\nfield water_vapor_lyr\n"
-                       "#\nfile_prefix \"relative_\"\nfield time\nfield relative\n";
+const char* kGroups =
+    "#\nfile_prefix \"vorticity_mass_\"\nfield time\nfield relative\nfield mass\n"
+    "#\nfile_prefix \"state_\"\nfield time\nfield pressure\n"
+    "#\nfile_prefix \"wind_\"\nfield time\nfield u\nfield wind\n";
+const char* kPhysics =
+    "#\nfile_prefix \"vapor_\"\nfield time\nfield water_vapor_lyr\n"
+    "#\nfile_prefix \"relative_\"\nfield time\nfield relative\n";
 
 }  // namespace
 

@@ -108,7 +108,8 @@ TEST(Hdf5Backend, CorruptedElementIsFound) {
 
 TEST(Hdf5Backend, LibraryAndHintsReported) {
     auto b = iok::make_backend("hdf5", config());
-    EXPECT_EQ(iok::backend_info(b->name()).library_version().rfind("HDF5 1.", 0), 0u) << iok::backend_info(b->name()).library_version();
+    EXPECT_EQ(iok::backend_info(b->name()).library_version().rfind("HDF5 1.", 0), 0u)
+        << iok::backend_info(b->name()).library_version();
     EXPECT_EQ(b->extension(), ".h5");
     const std::string path = output_dir() + "/hints.h5";
     Case c = make_case(path);
@@ -282,8 +283,8 @@ FileSpec struct_spec(const std::string& path, const std::string& compound) {
 }
 
 iok::StructBuffer struct_buffer(std::vector<Particle>& p) {
-    return {{0, 1, 2}, {offsetof(Particle, a), offsetof(Particle, b), offsetof(Particle, c)}, sizeof(Particle),
-            p.data()};
+    return {
+        {0, 1, 2}, {offsetof(Particle, a), offsetof(Particle, b), offsetof(Particle, c)}, sizeof(Particle), p.data()};
 }
 
 // Writes particles i -> (i + 0.5, 100 + i, -i) with put_struct from `be`,
@@ -292,13 +293,18 @@ iok::StructBuffer struct_buffer(std::vector<Particle>& p) {
 // `read_native` false: the backend must decline get_struct (the caller packs).
 void struct_round_trip(const std::string& be, const std::string& compound, std::uint64_t expected_calls,
                        bool read_native = true) {
-    const std::string path = output_dir() + "/structs_" + be + "_" + (compound.empty() ? "plain" : compound == "=" ? "one" : "all") + ".h5";
+    const std::string path = output_dir() + "/structs_" + be + "_" +
+                             (compound.empty()  ? "plain"
+                              : compound == "=" ? "one"
+                                                : "all") +
+                             ".h5";
     FileSpec spec = struct_spec(path, compound);
     Selection sel({kN});
     std::int64_t st = 0, ct = static_cast<std::int64_t>(kN);
     sel.add_block(&st, &ct);
     std::vector<Particle> out(kN);
-    for (std::uint64_t i = 0; i < kN; ++i) out[i] = {i + 0.5f, static_cast<std::int32_t>(100 + i), -static_cast<float>(i)};
+    for (std::uint64_t i = 0; i < kN; ++i)
+        out[i] = {i + 0.5f, static_cast<std::int32_t>(100 + i), -static_cast<float>(i)};
     {
         auto w = iok::make_backend(be, config());
         auto wf = w->create(path, spec, MPI_COMM_SELF);

@@ -115,7 +115,8 @@ TEST(Netcdf4Backend, CorruptedElementIsFound) {
 
 TEST(Netcdf4Backend, ErrorsNameTheFileAndLibrary) {
     auto b = iok::make_backend("netcdf4", config());
-    EXPECT_EQ(iok::backend_info(b->name()).library_version().rfind("NetCDF-C 4.", 0), 0u) << iok::backend_info(b->name()).library_version();
+    EXPECT_EQ(iok::backend_info(b->name()).library_version().rfind("NetCDF-C 4.", 0), 0u)
+        << iok::backend_info(b->name()).library_version();
     Case c = make_case("/nonexistent-dir/x.nc");
     try {
         auto bf = b->open("/nonexistent-dir/x.nc", c.spec, MPI_COMM_WORLD);
@@ -167,7 +168,7 @@ TEST(Netcdf4Backend, StorageHintsAreHonoured) {
     auto& vars = c.spec.vars;
     vars[c.spec.find_var("T")].storage = {{1, 4}, 6};
     vars[c.spec.find_var("area")].storage = {{4}, 2};
-    vars[c.spec.find_var("PS")].storage = {{}, 1};  // record variable: one record per chunk
+    vars[c.spec.find_var("PS")].storage = {{}, 1};    // record variable: one record per chunk
     vars[c.spec.find_var("gid")].storage = {{6}, 0};  // chunked, not compressed
     auto w = iok::make_backend("netcdf4", config());
     write_case(*w, c);

@@ -9,9 +9,9 @@
 #include <limits>
 #include <string>
 
-#include "core/error.hpp"
 #include "backends/strategy_blob_layout.hpp"
 #include "backends/strategy_log_layout.hpp"
+#include "core/error.hpp"
 #include "formats/cdf_classic.hpp"
 #include "kernels/replay/trace.hpp"
 #include "kernels/vpic/vpic_config.hpp"
@@ -30,9 +30,21 @@ int read_everything(const std::string& path) {
     iok::cdf::Reader r(path);
     int refused = 0;
     for (const auto& v : r.header().vars) {
-        try { r.read_ints(v.name); } catch (const iok::Error&) { ++refused; }
-        try { r.read_reals(v.name); } catch (const iok::Error&) { ++refused; }
-        try { r.read_text(v.name); } catch (const iok::Error&) { ++refused; }
+        try {
+            r.read_ints(v.name);
+        } catch (const iok::Error&) {
+            ++refused;
+        }
+        try {
+            r.read_reals(v.name);
+        } catch (const iok::Error&) {
+            ++refused;
+        }
+        try {
+            r.read_text(v.name);
+        } catch (const iok::Error&) {
+            ++refused;
+        }
     }
     return refused;
 }
@@ -69,8 +81,8 @@ const std::string kCdfFloatOverflow(
     "\x72\x65\x71\x5f\x30\x30\x30\x30\x31\x00\x00\x00\x00\x00\x0f\x00\x00\x00\x0a\x6e\x72\x65\x71\x5f\x30\x30\x30\x30"
     "\x32\x00\x00\x00\x00\x00\x0c\x00\x00\x00\x0a\x6e\x72\x65\x71\x5f\x30\x30\x30\x30\x33\x00\x3d\x00\x00\x00\x43\x00"
     "\x00\x00\x47\x00\x00\x00\x58\x00\x00\x01\x00\x00\x00\x06\x00\x00\x00\x04\x00\x00\x00\x05\x00\x00\x00\x04\x00\x00"
-    "\x00\x02\x00\x00\x00\x04\x00\x00\x00\x06\x00\x00\x00\x04"
-    , 798);
+    "\x00\x02\x00\x00\x00\x04\x00\x00\x00\x06\x00\x00\x00\x04",
+    798);
 
 }  // namespace
 
@@ -135,7 +147,7 @@ TEST(ParserRegressions, H5benchCountBeyondTwoToThe63) {
     } catch (const iok::Error& e) {
         EXPECT_NE(std::string(e.what()).find("is too large"), std::string::npos) << e.what();
     }
-    EXPECT_EQ(iok::vpic::parse_count("8T", "DIM_1"), 8ull << 40);  // large but fine
+    EXPECT_EQ(iok::vpic::parse_count("8T", "DIM_1"), 8ull << 40);                      // large but fine
     EXPECT_THROW(iok::vpic::parse_count("9999999999999999999", "DIM_1"), iok::Error);  // 1e19
 }
 
@@ -171,9 +183,8 @@ TEST(ParserRegressions, CaptureTraceValuesJsonCannotHold) {
     // a real trace) made the JSON library throw out_of_range, and a string
     // where an optional field wants another type throws type_error: both
     // escaped as internal errors.
-    for (const std::string text :
-         {R"({"format":"iokernels-trace","version":1,"nranks":2,"ranks":[],"x":4.3E4624})",
-          R"({"format":"iokernels-trace","version":1,"nranks":1,"program":5,"ranks":[]})"}) {
+    for (const std::string text : {R"({"format":"iokernels-trace","version":1,"nranks":2,"ranks":[],"x":4.3E4624})",
+                                   R"({"format":"iokernels-trace","version":1,"nranks":1,"program":5,"ranks":[]})"}) {
         try {
             iok::replay::parse_trace(text, "t.json");
             FAIL() << "accepted: " << text;

@@ -121,7 +121,8 @@ TEST(Pattern, ShortRunsNeverWritePastTheirPart) {
         const std::size_t w = dtype_size(t), n = sel.elements() * w;
         std::vector<unsigned char> buf(n + 64, 0x5a);
         pattern_fill(t, buf.data(), sel, 3, 1);
-        for (std::size_t i = n; i < buf.size(); ++i) ASSERT_EQ(buf[i], 0x5a) << dtype_name(t) << " byte " << i - n << " past";
+        for (std::size_t i = n; i < buf.size(); ++i)
+            ASSERT_EQ(buf[i], 0x5a) << dtype_name(t) << " byte " << i - n << " past";
         EXPECT_FALSE(pattern_check(t, buf.data(), sel, 3, 1).found) << dtype_name(t);
     }
 }

@@ -260,7 +260,8 @@ TEST(PnetcdfBackend, UnknownFormatNamesTheChoices) {
 
 TEST(PnetcdfBackend, ReportsLibraryHintsAndMemory) {
     auto w = make("varn", true);
-    EXPECT_EQ(iok::backend_info(w->name()).library_version().rfind("PnetCDF 1.", 0), 0u) << iok::backend_info(w->name()).library_version();
+    EXPECT_EQ(iok::backend_info(w->name()).library_version().rfind("PnetCDF 1.", 0), 0u)
+        << iok::backend_info(w->name()).library_version();
     EXPECT_EQ(w->extension(), ".nc");
     Case c = make_case(out_dir() + "/pnetcdf_info.nc");
     auto wf = w->create(c.spec.path, c.spec, MPI_COMM_WORLD);

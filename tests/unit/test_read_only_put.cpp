@@ -26,8 +26,8 @@ TEST_P(ReadOnlyPut, IsRefusedByFileItself) {
     const auto& [library, strategy] = GetParam();
     iok::BackendConfig cfg;
     const std::unique_ptr<iok::Backend> stack = iok::make_io_stack(library, strategy, cfg);
-    const iok::FileSpec spec =
-        iok_test::fixed_and_record_spec(iok_test::scratch_path("ro_" + library + "_" + strategy + stack->extension()), "read_only", kN);
+    const iok::FileSpec spec = iok_test::fixed_and_record_spec(
+        iok_test::scratch_path("ro_" + library + "_" + strategy + stack->extension()), "read_only", kN);
     const iok::Selection all = iok::Selection::whole({kN});
     std::vector<double> a(kN, 1.5);
     std::vector<int> r(kN, 7);
@@ -46,8 +46,8 @@ TEST_P(ReadOnlyPut, IsRefusedByFileItself) {
     } catch (const iok::Error& e) {
         EXPECT_NE(std::string(e.what()).find("read-only"), std::string::npos) << e.what();
     }
-    EXPECT_THROW(f->get(2, all, 0, r.data()), iok::Error);                                 // no such variable
-    EXPECT_THROW(f->get(1, iok::Selection::whole({kN + 1}), 0, r.data()), iok::Error);    // wrong shape
+    EXPECT_THROW(f->get(2, all, 0, r.data()), iok::Error);                              // no such variable
+    EXPECT_THROW(f->get(1, iok::Selection::whole({kN + 1}), 0, r.data()), iok::Error);  // wrong shape
     EXPECT_EQ(f->stats().calls_put, 0u);
     std::vector<int> got(kN, 0);
     f->get(1, all, 0, got.data());

@@ -76,8 +76,8 @@ TEST(ReadPoison, NothingReadNeverPasses) {
     for (std::uint64_t n : {std::uint64_t{1000}, std::uint64_t{1} << 20})
         for (DType t : {DType::Float, DType::Double, DType::Int, DType::Int64, DType::Short, DType::Byte, DType::Char})
             for (bool write_first : {false, true}) {
-                SCOPED_TRACE("type " + std::to_string(static_cast<int>(t)) + ", " + std::to_string(n) +
-                             " elements" + (write_first ? ", after a write" : ""));
+                SCOPED_TRACE("type " + std::to_string(static_cast<int>(t)) + ", " + std::to_string(n) + " elements" +
+                             (write_first ? ", after a write" : ""));
                 EXPECT_EQ(mismatches_reading(plan_of(t, n), write_first), 2u);  // one per request: both records
             }
 }

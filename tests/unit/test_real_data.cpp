@@ -92,7 +92,7 @@ TEST(RealData, E3smMapsGiveTheSpecsFigures) {
     EXPECT_EQ(sum(runs16[1]), 407u);
     EXPECT_EQ(sum(runs16[2]), 29304u);
     EXPECT_EQ(sum(runs_per_rank(f, 16, false)[2]), 62352u);  // unsorted keeps the file's runs
-    EXPECT_LE(sum(runs_per_rank(f, 4, true)[2]), 29304u);   // fewer ranks: more merging
+    EXPECT_LE(sum(runs_per_rank(f, 4, true)[2]), 29304u);    // fewer ranks: more merging
 
     // F requests and bytes per file as in the spec (16 ranks, one record).
     const RequestCounts h0 = request_counts(case_file("f_h0", f), runs16, 1);
@@ -108,7 +108,8 @@ TEST(RealData, E3smMapsGiveTheSpecsFigures) {
     // The seed forms (no fill_starts) give the current maps' runs after sorting.
     const DecompMap fs = read_decomp_map(f_seed);
     EXPECT_FALSE(fs.has_fill_starts);
-    for (std::size_t k = 0; k < 3; ++k) expect_same_runs(fs.decomps[k], f.decomps[k], 16, "F D" + std::to_string(k + 1));
+    for (std::size_t k = 0; k < 3; ++k)
+        expect_same_runs(fs.decomps[k], f.decomps[k], 16, "F D" + std::to_string(k + 1));
     const DecompMap g = read_decomp_map(g_nc), gs = read_decomp_map(g_seed);
     ASSERT_EQ(g.decomps.size(), 6u);
     ASSERT_EQ(gs.decomps.size(), 6u);

@@ -88,7 +88,8 @@ TEST(RecordGaps, SwitchingTheLayoutAfterOpenGivesGapsToThatRecordOnly) {
     FileOutcome out = w.close();
     if (out.hints != MPI_INFO_NULL) MPI_Info_free(&out.hints);
     auto distance = [&](std::int64_t rec) {
-        return static_cast<std::int64_t>(be.addresses.at({rec, 1})) - static_cast<std::int64_t>(be.addresses.at({rec, 0}));
+        return static_cast<std::int64_t>(be.addresses.at({rec, 1})) -
+               static_cast<std::int64_t>(be.addresses.at({rec, 0}));
     };
     const std::int64_t packed = static_cast<std::int64_t>(kFloats * sizeof(float));
     // Record 0: b right after a, not a byte between (floats are aligned

@@ -30,7 +30,8 @@ class Bytes final : public CallData {
 public:
     std::vector<std::int64_t> seen_reads;
     void fill(const CallAccess& a, std::vector<std::int8_t>& data) override {
-        for (std::size_t d = 0; d < data.size(); ++d) data[d] = byte_at(file_byte(a.voff + static_cast<std::int64_t>(d)));
+        for (std::size_t d = 0; d < data.size(); ++d)
+            data[d] = byte_at(file_byte(a.voff + static_cast<std::int64_t>(d)));
     }
     void check(const CallAccess& a, const std::vector<std::int8_t>& got) override {
         seen_reads.push_back(a.voff);
@@ -95,7 +96,8 @@ TEST(RecordedCalls, MpiioReissuesTheSessionAndChecksWhatItRead) {
     std::ifstream f(path, std::ios::binary);
     const std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
     ASSERT_EQ(bytes.size(), 92u);  // the last data byte, 47, is at file byte 91
-    for (std::int64_t d = 0; d < 48; ++d) EXPECT_EQ(bytes[static_cast<std::size_t>(file_byte(d))], byte_at(file_byte(d)));
+    for (std::int64_t d = 0; d < 48; ++d)
+        EXPECT_EQ(bytes[static_cast<std::size_t>(file_byte(d))], byte_at(file_byte(d)));
     EXPECT_EQ(bytes[4], 0);
 }
 
@@ -115,11 +117,12 @@ TEST(RecordedCalls, ALibraryWithoutTheCapabilityRefuses) {
     for (const BackendInfo& b : registered_backends()) {
         if (b.caps.recorded_calls) continue;
         try {
-            make_backend(b.name, BackendConfig{})->replay_calls(iok_test::scratch_path("never.bin"), MPI_COMM_SELF,
-                                                                r.calls, data);
+            make_backend(b.name, BackendConfig{})
+                ->replay_calls(iok_test::scratch_path("never.bin"), MPI_COMM_SELF, r.calls, data);
             ADD_FAILURE() << b.name << " replayed recorded calls without the capability";
         } catch (const Error& e) {
-            EXPECT_NE(std::string(e.what()).find("cannot re-issue recorded MPI-IO calls"), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("cannot re-issue recorded MPI-IO calls"), std::string::npos)
+                << e.what();
         }
     }
     EXPECT_TRUE(backend_info("mpiio").caps.recorded_calls);

@@ -53,9 +53,9 @@ std::string refusal(const iok::ResourceNeeds& need, bool skip = false) {
 TEST(PlanSize, BufferFollowsTheFlushGrouping) {
     // fixed 5 x 4 bytes with the first call, 10 doubles per record
     EXPECT_EQ(iok::plan_buffer_bytes(small_plan(4, 2)), 20u + 2 * 80);
-    EXPECT_EQ(iok::plan_buffer_bytes(small_plan(4, 0)), 20u + 4 * 80);   // one flush at the end
-    EXPECT_EQ(iok::plan_buffer_bytes(small_plan(4, 2), 1), 20u + 80);    // the kernel's own call size
-    EXPECT_EQ(iok::plan_buffer_bytes(small_plan(3, 9)), 20u + 3 * 80);   // never more records than exist
+    EXPECT_EQ(iok::plan_buffer_bytes(small_plan(4, 0)), 20u + 4 * 80);  // one flush at the end
+    EXPECT_EQ(iok::plan_buffer_bytes(small_plan(4, 2), 1), 20u + 80);   // the kernel's own call size
+    EXPECT_EQ(iok::plan_buffer_bytes(small_plan(3, 9)), 20u + 3 * 80);  // never more records than exist
     EXPECT_EQ(iok::plan_file_bytes(small_plan(4, 2)), 20u + 4 * 80);
     EXPECT_EQ(iok::plan_file_bytes(small_plan(4, 2)), small_plan(4, 2).bytes());
 }
@@ -83,13 +83,13 @@ TEST(ResourceCheck, RefusesMoreMemoryThanTheNodeHasWithTheFigures) {
     EXPECT_NE(msg.find("is available"), std::string::npos) << msg;
     EXPECT_NE(msg.find("reduce DIM_1"), std::string::npos) << msg;
     EXPECT_NE(msg.find("--no-size-check"), std::string::npos) << msg;
-    EXPECT_EQ(refusal(need, true), "");             // the flag
-    setenv("IOK_NO_SIZE_CHECK", "1", 1);            // and the environment
+    EXPECT_EQ(refusal(need, true), "");   // the flag
+    setenv("IOK_NO_SIZE_CHECK", "1", 1);  // and the environment
     EXPECT_EQ(refusal(need), "");
     unsetenv("IOK_NO_SIZE_CHECK");
-    need.memory_bytes = kMax;                       // an overflowing estimate says so
+    need.memory_bytes = kMax;  // an overflowing estimate says so
     EXPECT_NE(refusal(need).find("overflows"), std::string::npos) << refusal(need);
-    need.memory_bytes = 1 << 20;                    // 1 MiB fits
+    need.memory_bytes = 1 << 20;  // 1 MiB fits
     EXPECT_EQ(refusal(need), "");
 }
 
@@ -104,10 +104,10 @@ TEST(ResourceCheck, RefusesMoreBytesThanTheFileSystemHasFree) {
     const std::string msg = refusal(need);
     EXPECT_NE(msg.find("the file system holding " + dir + "/out.nc has only"), std::string::npos) << msg;
     EXPECT_NE(msg.find("free"), std::string::npos) << msg;
-    need.replaced_bytes = 2ull << 40;               // replacing a file that big frees enough
+    need.replaced_bytes = 2ull << 40;  // replacing a file that big frees enough
     EXPECT_EQ(refusal(need), "");
     need.replaced_bytes = 0;
-    need.output_path.clear();                       // a read writes nothing
+    need.output_path.clear();  // a read writes nothing
     EXPECT_EQ(refusal(need), "");
     need.output_path = dir + "/out.nc";
     need.file_bytes = 4096;

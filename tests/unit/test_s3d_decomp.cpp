@@ -14,8 +14,7 @@ using iok::s3d::Grid;
 TEST(S3dDecomp, RankNumberingIsXFastest) {
     const Grid g{100, 100, 100, 2, 2, 2};
     // rank 1 -> px 1; rank 2 -> py 1; rank 4 -> pz 1; rank 7 -> all 1
-    const int expect[8][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0},
-                              {0, 0, 1}, {1, 0, 1}, {0, 1, 1}, {1, 1, 1}};
+    const int expect[8][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}, {0, 0, 1}, {1, 0, 1}, {0, 1, 1}, {1, 1, 1}};
     for (int r = 0; r < 8; ++r) {
         Block b = iok::s3d::block_of(g, r);
         EXPECT_EQ(b.px, expect[r][0]) << "rank " << r;

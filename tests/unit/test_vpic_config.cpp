@@ -32,12 +32,13 @@ TEST(VpicConfig, DurationsNeedAUnit) {
 
 TEST(VpicConfig, ReferenceFileForm) {
     Config c;
-    c.load_text("# h5bench sample\n"
-                "MEM_PATTERN=CONTIG\nFILE_PATTERN=INTERLEAVED\nTIMESTEPS=5\n"
-                "EMULATED_COMPUTE_TIME_PER_TIMESTEP=1 s\n NUM_DIMS = 2 \nDIM_1=4M\nDIM_2=8\nDIM_3=1\n"
-                "COLLECTIVE_DATA=YES\nCOLLECTIVE_METADATA=NO\nMODE=SYNC\nDELAYED_CLOSE_TIMESTEPS=2\n"
-                "CSV_FILE=out.csv\n\n",
-                "cfg");
+    c.load_text(
+        "# h5bench sample\n"
+        "MEM_PATTERN=CONTIG\nFILE_PATTERN=INTERLEAVED\nTIMESTEPS=5\n"
+        "EMULATED_COMPUTE_TIME_PER_TIMESTEP=1 s\n NUM_DIMS = 2 \nDIM_1=4M\nDIM_2=8\nDIM_3=1\n"
+        "COLLECTIVE_DATA=YES\nCOLLECTIVE_METADATA=NO\nMODE=SYNC\nDELAYED_CLOSE_TIMESTEPS=2\n"
+        "CSV_FILE=out.csv\n\n",
+        "cfg");
     EXPECT_EQ(c.mem, MemPattern::Contig);
     EXPECT_EQ(c.file, FilePattern::Interleaved);
     EXPECT_EQ(c.timesteps, 5);
@@ -61,7 +62,7 @@ TEST(VpicConfig, ErrorsNameTheKeyAndLine) {
         EXPECT_NE(std::string(e.what()).find("my.cfg line 2"), std::string::npos) << e.what();
         EXPECT_NE(std::string(e.what()).find("NOT_A_KEY"), std::string::npos);
     }
-    EXPECT_THROW(c.load_text("DIM_1\n", "x"), iok::Error);                 // not KEY=VALUE
+    EXPECT_THROW(c.load_text("DIM_1\n", "x"), iok::Error);  // not KEY=VALUE
     EXPECT_THROW(c.set("MEM_PATTERN", "DIAGONAL"), iok::Error);
     EXPECT_THROW(c.set("NUM_DIMS", "4"), iok::Error);
     EXPECT_THROW(c.set("DIM_1", "0"), iok::Error);
@@ -82,8 +83,10 @@ TEST(VpicConfig, WriteCombinations) {
             c.block_cnt = 4;
             c.stride = 32;
         }
-        if (ok) EXPECT_NO_THROW(c.validate_write()) << name(m) << "/" << name(f) << " " << dims;
-        else EXPECT_THROW(c.validate_write(), iok::Error) << name(m) << "/" << name(f) << " " << dims;
+        if (ok)
+            EXPECT_NO_THROW(c.validate_write()) << name(m) << "/" << name(f) << " " << dims;
+        else
+            EXPECT_THROW(c.validate_write(), iok::Error) << name(m) << "/" << name(f) << " " << dims;
     };
     using M = MemPattern;
     using F = FilePattern;
@@ -162,7 +165,7 @@ TEST(VpicConfig, H5benchOlderKeysAndOperations) {
     EXPECT_THROW(c.validate_write(), iok::Error);  // that is bdcats
     EXPECT_NO_THROW(c.validate_read());
     c.set("IO_OPERATION", "OVERWRITE");
-    EXPECT_NO_THROW(c.validate_write());  // the file is opened for update
+    EXPECT_NO_THROW(c.validate_write());          // the file is opened for update
     EXPECT_THROW(c.validate_read(), iok::Error);  // that is vpic
     c.set("IO_OPERATION", "APPEND");
     EXPECT_THROW(c.validate_write(), iok::Error);  // appends along the unlimited dimension only

@@ -93,7 +93,14 @@ TEST(VpicGeometry, StridedWrite) {
         EXPECT_EQ(std::set<std::int64_t>(e.begin(), e.end()), expect);
         EXPECT_EQ(e.size(), 12u);
         // STRIDED read with the same parameters reads exactly what was written
-        auto rd = elements(read_selection(g, [&] { Config x = c; x.read = ReadOption::Strided; return x; }(), r, 4));
+        auto rd = elements(read_selection(
+            g,
+            [&] {
+                Config x = c;
+                x.read = ReadOption::Strided;
+                return x;
+            }(),
+            r, 4));
         EXPECT_EQ(rd, e);
     }
 }
@@ -137,8 +144,10 @@ TEST(VpicGeometry, TwoDPatternsReadExactlyTheirElements) {
         ReadOption r;
         std::uint64_t bs, bs2, st, st2;
     };
-    const Case cases[] = {{ReadOption::Ldc, 3, 4, 1, 1}, {ReadOption::Rdc, 3, 4, 1, 1},
-                          {ReadOption::Prl, 2, 3, 1, 1}, {ReadOption::Cs, 3, 2, 4, 3},
+    const Case cases[] = {{ReadOption::Ldc, 3, 4, 1, 1},
+                          {ReadOption::Rdc, 3, 4, 1, 1},
+                          {ReadOption::Prl, 2, 3, 1, 1},
+                          {ReadOption::Cs, 3, 2, 4, 3},
                           {ReadOption::Cs, 2, 2, 5, 1}};
     for (const Case& k : cases) {
         Config c = two_d(5, C, k.r);
@@ -154,18 +163,13 @@ TEST(VpicGeometry, TwoDPatternsReadExactlyTheirElements) {
             for (std::uint64_t j = 0; j < C; ++j) {
                 bool in = false;
                 switch (k.r) {
-                    case ReadOption::Ldc:
-                        in = (i < k.bs && j < k.bs2) || (i >= R - k.bs && j >= C - k.bs2);
-                        break;
-                    case ReadOption::Rdc:
-                        in = (i < k.bs && j >= C - k.bs2) || (i >= R - k.bs && j < k.bs2);
-                        break;
-                    case ReadOption::Prl:
-                        in = i < k.bs || i >= R - k.bs || j < k.bs2 || j >= C - k.bs2;
-                        break;
+                    case ReadOption::Ldc: in = (i < k.bs && j < k.bs2) || (i >= R - k.bs && j >= C - k.bs2); break;
+                    case ReadOption::Rdc: in = (i < k.bs && j >= C - k.bs2) || (i >= R - k.bs && j < k.bs2); break;
+                    case ReadOption::Prl: in = i < k.bs || i >= R - k.bs || j < k.bs2 || j >= C - k.bs2; break;
                     default:
                         for (std::uint64_t m = 0; m * k.st + k.bs <= R && m * k.st2 + k.bs2 <= C; ++m)
-                            in = in || (i >= m * k.st && i < m * k.st + k.bs && j >= m * k.st2 && j < m * k.st2 + k.bs2);
+                            in =
+                                in || (i >= m * k.st && i < m * k.st + k.bs && j >= m * k.st2 && j < m * k.st2 + k.bs2);
                 }
                 if (in) expect.insert(static_cast<std::int64_t>(i * C + j));
             }

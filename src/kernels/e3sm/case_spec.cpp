@@ -15,9 +15,9 @@ namespace {
 // How a case description says to use its listing ("// iok:" lines).
 struct Directives {
     struct DecompRule {
-        int decomp;                      // 0-based
-        std::string var;                 // by name, or
-        std::vector<std::string> dims;   // by non-record dimension names
+        int decomp;                     // 0-based
+        std::string var;                // by name, or
+        std::vector<std::string> dims;  // by non-record dimension names
     };
     std::vector<DecompRule> rules;
     struct DimRule {
@@ -79,9 +79,12 @@ Directives read_directives(const std::string& text, const std::string& source) {
         } else if (verb == "promote-float") {
             std::string what;
             w >> what;
-            if (what == "all") d.promote_all = true;
-            else if (what == "records") d.promote_records = true;
-            else throw Error(where + ": promote-float takes 'records' or 'all'");
+            if (what == "all")
+                d.promote_all = true;
+            else if (what == "records")
+                d.promote_records = true;
+            else
+                throw Error(where + ": promote-float takes 'records' or 'all'");
         } else {
             throw Error(where + ": unknown directive '" + verb + "'");
         }
@@ -156,7 +159,7 @@ void order_variables(FileSpec& f, std::string_view order, const std::string& sou
     index.reserve(f.vars.size());
     for (std::size_t i = 0; i < f.vars.size(); ++i) index.emplace(f.vars[i].name, i);
     std::vector<int> listed_at(f.vars.size(), 0);  // line of each variable's name, 0 = not yet
-    std::vector<std::size_t> listed;  // the variables' indices in the listed order
+    std::vector<std::size_t> listed;               // the variables' indices in the listed order
     listed.reserve(f.vars.size());
     int n = 0;
     for (std::size_t at = 0; at < order.size();) {
@@ -254,8 +257,8 @@ FileSpec case_file(const std::string& stem, const DecompMap& m, const CaseOption
     // Types: float variables become double unless the float option is given;
     // _FillValue follows the variable's type, missing_value stays float.
     for (auto& v : f.vars) {
-        const bool promote = !opt.float_vars && v.type == DType::Float &&
-                             (dir.promote_all || (dir.promote_records && v.is_record(f)));
+        const bool promote =
+            !opt.float_vars && v.type == DType::Float && (dir.promote_all || (dir.promote_records && v.is_record(f)));
         if (promote) {
             v.type = DType::Double;
             for (auto& a : v.attrs)

@@ -10,8 +10,10 @@ VarCounts count_vars(const FileSpec& f, int ndecomps) {
     VarCounts c;
     c.per_decomp.assign(ndecomps, 0);
     for (const auto& v : f.vars) {
-        if (v.decomp < 0) ++c.not_partitioned;
-        else if (v.decomp < ndecomps) ++c.per_decomp[v.decomp];
+        if (v.decomp < 0)
+            ++c.not_partitioned;
+        else if (v.decomp < ndecomps)
+            ++c.per_decomp[v.decomp];
         ++c.total;
     }
     return c;
@@ -28,7 +30,8 @@ RequestCounts request_counts(const FileSpec& f, const std::vector<std::vector<st
             c.per_rank[0] += times;
             continue;
         }
-        if (v.decomp >= static_cast<int>(runs.size())) throw Error("request_counts: variable " + v.name + " uses a decomposition the run counts lack");
+        if (v.decomp >= static_cast<int>(runs.size()))
+            throw Error("request_counts: variable " + v.name + " uses a decomposition the run counts lack");
         for (std::size_t r = 0; r < nranks; ++r) c.per_rank[r] += runs[v.decomp][r] * times;
     }
     for (auto n : c.per_rank) c.total += n;

@@ -8,8 +8,8 @@
 
 namespace iok::e3sm {
 
-void dry_run(const Options& o, const DecompMap& map, const std::string& case_label,
-             const std::vector<FileSpec>& specs, const PlanSettings& settings, Driver& d) {
+void dry_run(const Options& o, const DecompMap& map, const std::string& case_label, const std::vector<FileSpec>& specs,
+             const PlanSettings& settings, Driver& d) {
     const int nranks = o.ranks > 0 ? o.ranks : d.size();
     const int io_size = (nranks + o.stride - 1) / o.stride;  // every stride-th rank does I/O
     const bool talk = d.rank() == 0 && !d.options().quiet;
@@ -25,12 +25,14 @@ void dry_run(const Options& o, const DecompMap& map, const std::string& case_lab
                 PlanSettings ps = settings;
                 ps.io_rank = r;
                 ps.io_size = io_size;
-                for (const auto& s : specs) plans.push_back(make_file_plan(s, map, settings_for(s, case_label, o.records, ps)));
+                for (const auto& s : specs)
+                    plans.push_back(make_file_plan(s, map, settings_for(s, case_label, o.records, ps)));
                 return plans;
             },
             [&](int done, int total) {
                 if (talk && total >= 1000)
-                    std::printf("  planned %d of %d I/O ranks (%.1f s)\n", done, total, MPI_Wtime() - t0), std::fflush(stdout);
+                    std::printf("  planned %d of %d I/O ranks (%.1f s)\n", done, total, MPI_Wtime() - t0),
+                        std::fflush(stdout);
             });
         for (std::size_t i = 0; i < files.size(); ++i) {
             if (talk) {

@@ -18,7 +18,7 @@ namespace iok::e3sm {
 // Collective over the driver's communicator (rank 0 counts, every rank
 // finishes the result).  Prints the run header, each file's variable counts
 // and per-rank requests and bytes; the JSON result gets one entry per file.
-void dry_run(const Options& o, const DecompMap& map, const std::string& case_label,
-             const std::vector<FileSpec>& specs, const PlanSettings& settings, Driver& d);
+void dry_run(const Options& o, const DecompMap& map, const std::string& case_label, const std::vector<FileSpec>& specs,
+             const PlanSettings& settings, Driver& d);
 
 }  // namespace iok::e3sm

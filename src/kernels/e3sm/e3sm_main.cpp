@@ -64,8 +64,8 @@ public:
         if (d.rank() != 0) return;
         if (write_seconds_ > 0) d.result().summary()["prepare_fraction_of_write"] = prep_[0].max / write_seconds_;
         if (!d.options().quiet)
-            print_summary(prep_[0].max, prep_[1].max, prep_[2].max, write_seconds_, !o_.input.empty() || d.options().verify,
-                          d.mismatches());
+            print_summary(prep_[0].max, prep_[1].max, prep_[2].max, write_seconds_,
+                          !o_.input.empty() || d.options().verify, d.mismatches());
     }
 
 private:

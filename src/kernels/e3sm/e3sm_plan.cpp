@@ -41,7 +41,8 @@ FilePlan make_file_plan(const FileSpec& spec, const DecompMap& map, const PlanSe
         const auto shape = spec.fixed_shape(v);
         const std::uint64_t nrec = v.is_record(spec) ? static_cast<std::uint64_t>(s.records) : 1;
         if (v.decomp < 0) {  // not partitioned: rank 0 writes it whole
-            plan.selection[i] = std::make_shared<Selection>(s.io_rank == 0 ? Selection::whole(shape) : Selection(shape));
+            plan.selection[i] =
+                std::make_shared<Selection>(s.io_rank == 0 ? Selection::whole(shape) : Selection(shape));
             plan.sole_rank[i] = 0;  // as E3SM-IO: the root alone, independently where calls are collective
             if (s.io_rank == 0) requests += nrec;
             continue;
@@ -53,13 +54,15 @@ FilePlan make_file_plan(const FileSpec& spec, const DecompMap& map, const PlanSe
         check_shape(spec, v, d);
         auto key = std::make_pair(v.decomp, shape);
         auto& sel = real[key];
-        if (!sel) sel = std::make_shared<Selection>(Selection::from_runs(shape, rank_runs(d, s.io_rank, s.io_size, s.sort, false,
-                                                                                         s.fill ? MapReading::Map : s.reading)));
+        if (!sel)
+            sel = std::make_shared<Selection>(Selection::from_runs(
+                shape, rank_runs(d, s.io_rank, s.io_size, s.sort, false, s.fill ? MapReading::Map : s.reading)));
         plan.selection[i] = sel;
         requests += sel->nblocks() * nrec;
         if (s.fill) {
             auto& f = fill[key];
-            if (!f) f = std::make_shared<Selection>(
+            if (!f)
+                f = std::make_shared<Selection>(
                     Selection::from_runs(shape, rank_runs(d, s.io_rank, s.io_size, s.sort, true)));
             plan.fill_selection[i] = f;
             requests += f->nblocks() * nrec;

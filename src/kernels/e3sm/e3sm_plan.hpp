@@ -10,13 +10,13 @@
 namespace iok::e3sm {
 
 struct PlanSettings {
-    int io_rank = 0, io_size = 1;  // this rank among the I/O ranks
-    bool sort = true;              // sort + coalesce each rank's runs
-    bool fill = false;             // also build fill selections (I case)
+    int io_rank = 0, io_size = 1;          // this rank among the I/O ranks
+    bool sort = true;                      // sort + coalesce each rank's runs
+    bool fill = false;                     // also build fill selections (I case)
     MapReading reading = MapReading::Map;  // --map-reading (fill mode: always by process)
     int records = 1;
     int flush_every = 1;
-    bool two_d_first = false;      // 2-D (and smaller) variables before 3-D ones
+    bool two_d_first = false;  // 2-D (and smaller) variables before 3-D ones
 };
 
 // Records a history file writes: the case's rule (F h0 and I h1 hold one

@@ -32,9 +32,15 @@ void print_header(const Options& o, const DecompMap& map, const std::string& cas
 }
 
 nlohmann::json result_params(const Options& o, const std::string& case_name, int io_procs) {
-    return {{"case", case_name},    {"records", o.records},          {"flush_every", o.flush_every},
-            {"float", o.use_float}, {"fill", o.fill},                {"sort", !o.no_sort},
-            {"stride", o.stride},   {"noncontig_buffer", o.noncontig_buf}, {"io_processes", io_procs},
+    return {{"case", case_name},
+            {"records", o.records},
+            {"flush_every", o.flush_every},
+            {"float", o.use_float},
+            {"fill", o.fill},
+            {"sort", !o.no_sort},
+            {"stride", o.stride},
+            {"noncontig_buffer", o.noncontig_buf},
+            {"io_processes", io_procs},
             {"map_reading", o.map_reading}};
 }
 
@@ -44,7 +50,8 @@ void print_var_counts(const FileSpec& spec, int ndecomps) {
     t.section("history file " + spec.label);
     t.count("Variables not partitioned", static_cast<std::uint64_t>(vc.not_partitioned));
     for (std::size_t k = 0; k < vc.per_decomp.size(); ++k)
-        t.count("Variables using decomposition D" + std::to_string(k + 1), static_cast<std::uint64_t>(vc.per_decomp[k]));
+        t.count("Variables using decomposition D" + std::to_string(k + 1),
+                static_cast<std::uint64_t>(vc.per_decomp[k]));
     t.count("Total number of variables", static_cast<std::uint64_t>(vc.total));
     t.print();
 }
@@ -58,7 +65,8 @@ void print_summary(double prepare_seconds, double map_seconds, double plan_secon
     t.line("  planning requests (max)", plan_seconds, "s");
     if (write_seconds > 0) t.line("Preparing / write time", 100.0 * prepare_seconds / write_seconds, "%", 2);
     if (verified)
-        t.line("Verification", mismatches ? "FAILED (" + std::to_string(mismatches) + " elements)" : std::string("passed"));
+        t.line("Verification",
+               mismatches ? "FAILED (" + std::to_string(mismatches) + " elements)" : std::string("passed"));
     t.print();
 }
 

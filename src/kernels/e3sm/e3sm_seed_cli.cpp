@@ -41,7 +41,8 @@ std::string value_of(const std::vector<std::string>& args, const Found& f) {
 
 // Replaces the value in place, keeping the user's spelling of the option.
 void set_value(std::vector<std::string>& args, const Found& f, const std::string& v) {
-    if (f.value_token >= 0) args[static_cast<std::size_t>(f.value_token)] = v;
+    if (f.value_token >= 0)
+        args[static_cast<std::size_t>(f.value_token)] = v;
     else {
         std::string& t = args[static_cast<std::size_t>(f.token)];
         t = t.substr(0, f.inline_at) + v;
@@ -82,7 +83,8 @@ SeedCommandLine::SeedCommandLine(int argc, char** argv) : args_(argv, argv + arg
             break;
         }
         set_value(args_, api, p.library);
-        if (x.token >= 0) set_value(args_, x, p.strategy);
+        if (x.token >= 0)
+            set_value(args_, x, p.strategy);
         else {
             args_.insert(args_.begin() + 1, p.strategy);
             args_.insert(args_.begin() + 1, "-x");
@@ -103,14 +105,18 @@ std::vector<std::string> seed_environment_notes() {
     };
     const std::string merge = set("E3SM_IO_HDF5_MERGE_VARN");
     if (merge == "1")
-        notes.push_back("E3SM_IO_HDF5_MERGE_VARN=1: as always here, the HDF5 backends merge a rank's hyperslabs of "
-                        "a variable into one selection per H5Dwrite");
+        notes.push_back(
+            "E3SM_IO_HDF5_MERGE_VARN=1: as always here, the HDF5 backends merge a rank's hyperslabs of "
+            "a variable into one selection per H5Dwrite");
     else if (!merge.empty())
-        notes.push_back("E3SM_IO_HDF5_MERGE_VARN=" + merge + " is without effect: the HDF5 backends always merge a "
-                        "rank's hyperslabs into one selection (E3SM-IO's 1); one H5Dwrite per hyperslab is not offered");
+        notes.push_back(
+            "E3SM_IO_HDF5_MERGE_VARN=" + merge +
+            " is without effect: the HDF5 backends always merge a "
+            "rank's hyperslabs into one selection (E3SM-IO's 1); one H5Dwrite per hyperslab is not offered");
     if (!set("E3SM_IO_HDF5_USE_LOGVOL_WRITEN").empty())
-        notes.push_back("E3SM_IO_HDF5_USE_LOGVOL_WRITEN is without effect: there is no Log VOL here; -a hdf5_log "
-                        "runs the log strategy (-x log), which writes each rank's requests as they come");
+        notes.push_back(
+            "E3SM_IO_HDF5_USE_LOGVOL_WRITEN is without effect: there is no Log VOL here; -a hdf5_log "
+            "runs the log strategy (-x log), which writes each rank's requests as they come");
     if (!set("H5VL_LOG_PASSTHRU").empty())
         notes.push_back("H5VL_LOG_PASSTHRU is without effect: there is no Log VOL here");
     return notes;

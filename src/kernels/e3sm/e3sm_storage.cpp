@@ -32,7 +32,8 @@ void apply_storage(std::vector<FileSpec>& files, std::uint64_t chunk_bytes, cons
             const auto shape = f.fixed_shape(v);
             const bool record = v.is_record(f);
             if (v.dims.empty()) continue;  // scalars have nothing to chunk
-            if (chunk_bytes > 0 && !shape.empty()) v.storage.chunk = chunk_shape(shape, dtype_size(v.type), chunk_bytes);
+            if (chunk_bytes > 0 && !shape.empty())
+                v.storage.chunk = chunk_shape(shape, dtype_size(v.type), chunk_bytes);
             // A filter needs chunks: record variables always have them.
             if (level > 0 && (record || !v.storage.chunk.empty())) v.storage.deflate = level;
         }
@@ -42,8 +43,8 @@ void apply_storage(std::vector<FileSpec>& files, std::uint64_t chunk_bytes, cons
 void configure_storage(Driver& d, std::uint64_t chunk_bytes, const std::string& filter, std::vector<FileSpec>& files) {
     if (chunk_bytes == 0 && filter_level(filter) == 0) return;
     const std::string what = chunk_bytes > 0 && !filter.empty() ? "-c " + std::to_string(chunk_bytes) + " -z " + filter
-                             : chunk_bytes > 0                  ? "-c " + std::to_string(chunk_bytes) + " (chunked variables)"
-                                                                : "-z " + filter + " (compressed variables)";
+                             : chunk_bytes > 0 ? "-c " + std::to_string(chunk_bytes) + " (chunked variables)"
+                                               : "-z " + filter + " (compressed variables)";
     d.require(d.library().caps.chunking, what, "chunking");
     const std::string& x = d.options().strategy;
     d.expressible(d.strategy().keeps_canonical_layout,
@@ -52,8 +53,9 @@ void configure_storage(Driver& d, std::uint64_t chunk_bytes, const std::string& 
     // Parallel HDF5 writes filtered datasets collectively only; the
     // rearranger's aggregators write their parts independently.
     d.expressible(filter_level(filter) == 0 || !d.strategy().library_io_independent,
-                  what + " with -x " + x + ": its aggregators write independently, and parallel HDF5 writes "
-                         "compressed datasets collectively only",
+                  what + " with -x " + x +
+                      ": its aggregators write independently, and parallel HDF5 writes "
+                      "compressed datasets collectively only",
                   "use -x canonical (E3SM-IO: -a hdf5), or drop -z");
     d.check(filter_level(filter) == 0 || !d.options().independent,
             what + " with --independent: parallel HDF5 writes compressed datasets collectively only",

@@ -30,8 +30,8 @@ GridParams grid_params(int level, int nprocs) {
                     "use 2^a or 5*2^a processes (e.g. 1, 2, 4, 5, 8, 10, 16, 20, 32, 40, 64, 80)");
     if (level < g.iota + 2)
         throw Error("level_max " + std::to_string(level) + " is too coarse for " + std::to_string(nprocs) +
-                        " processes (sbdmn_iota " + std::to_string(g.iota) + " needs level_max >= " +
-                        std::to_string(g.iota + 2) + ")",
+                        " processes (sbdmn_iota " + std::to_string(g.iota) +
+                        " needs level_max >= " + std::to_string(g.iota + 2) + ")",
                     "raise level_max or run on fewer processes");
     g.nsdm_glbl = static_cast<int>(10 * pow4(g.iota));
     g.nsdm = g.nsdm_glbl / nprocs;
@@ -55,8 +55,10 @@ std::int64_t block_file_position(const GridParams& g, std::int64_t global_block)
     std::int64_t q = global_block % per_panel, swapped = 0;
     for (int d = 0; d < g.iota; ++d) {
         std::int64_t digit = (q >> (2 * d)) & 3;
-        if (digit == 2) digit = 3;
-        else if (digit == 3) digit = 2;
+        if (digit == 2)
+            digit = 3;
+        else if (digit == 3)
+            digit = 2;
         swapped |= digit << (2 * d);
     }
     return panel * per_panel + swapped;
@@ -68,9 +70,7 @@ std::int64_t block_first_cell(const GridParams& g, std::int64_t global_block) {
 
 std::int64_t north_pole_block(const GridParams& g) { return pow4(g.iota) - 1; }
 std::int64_t south_pole_block(const GridParams& g) { return (28 * pow4(g.iota) - 1) / 3; }
-int owner_of_block(const GridParams& g, std::int64_t global_block) {
-    return static_cast<int>(global_block / g.nsdm);
-}
+int owner_of_block(const GridParams& g, std::int64_t global_block) { return static_cast<int>(global_block / g.nsdm); }
 
 std::vector<CellRun> cell_runs(const GridParams& g, int rank) {
     std::vector<CellRun> runs;

@@ -15,14 +15,14 @@
 namespace iok::gcrm {
 
 struct GridParams {
-    int level = 0;        // level_max L
-    int nprocs = 0;       // P
-    int iota = 0;         // sbdmn_iota
-    int nsdm_glbl = 0;    // 10 * 4^iota blocks
-    int nsdm = 0;         // blocks per rank
-    int bs = 0;           // cells along a block side, 2^(L - iota)
-    int im = 0, jm = 0;   // bs + 2 (ghost cells on each side)
-    int km = 256;         // layers (interfaces = km + 1)
+    int level = 0;             // level_max L
+    int nprocs = 0;            // P
+    int iota = 0;              // sbdmn_iota
+    int nsdm_glbl = 0;         // 10 * 4^iota blocks
+    int nsdm = 0;              // blocks per rank
+    int bs = 0;                // cells along a block side, 2^(L - iota)
+    int im = 0, jm = 0;        // bs + 2 (ghost cells on each side)
+    int km = 256;              // layers (interfaces = km + 1)
     std::int64_t cells = 0;    // N = 10 * 4^L + 2
     std::int64_t corners = 0;  // 2 (N - 2)
     std::int64_t edges = 0;    // 3 (N - 2)
@@ -51,7 +51,7 @@ std::int64_t south_pole_block(const GridParams& g);  // (28 * 4^iota - 1) / 3
 int owner_of_block(const GridParams& g, std::int64_t global_block);
 
 struct CellRun {
-    std::int64_t first;   // first cell (or corner, edge)
+    std::int64_t first;  // first cell (or corner, edge)
     std::int64_t count;
 };
 

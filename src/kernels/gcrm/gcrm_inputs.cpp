@@ -1,11 +1,11 @@
 #include "kernels/gcrm/gcrm_inputs.hpp"
 
+#include <strings.h>
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
-#include <strings.h>
 
 #include "core/error.hpp"
 
@@ -43,8 +43,10 @@ std::pair<std::string, std::string> key_rest(const std::string& line) {
 std::string strip_comment(const std::string& line, const char* markers) {
     bool quoted = false;
     for (std::size_t i = 0; i < line.size(); ++i) {
-        if (line[i] == '"') quoted = !quoted;
-        else if (!quoted && std::strchr(markers, line[i])) return line.substr(0, i);
+        if (line[i] == '"')
+            quoted = !quoted;
+        else if (!quoted && std::strchr(markers, line[i]))
+            return line.substr(0, i);
     }
     return line;
 }
@@ -149,28 +151,48 @@ RunParams parse_params(const std::string& text, const std::string& source) {
         // the value is the first token (file names and numbers have no blanks)
         const std::string value = unquote(key_rest(rest).first);
         try {
-            if (key == "level_max") p.level_max = static_cast<int>(to_long(value, source, lineno, key));
-            else if (key == "end_days") days = to_long(value, source, lineno, key);
-            else if (key == "end_hours") hours = to_long(value, source, lineno, key);
-            else if (key == "end_minutes") minutes = to_long(value, source, lineno, key);
-            else if (key == "end_seconds") seconds = to_long(value, source, lineno, key);
-            else if (key == "physics_mode") p.physics = lower(value).rfind("disable", 0) != 0;
-            else if (key == "iotype") p.iotype = iotype_from_name(value);
-            else if (key == "io_desc_file") p.io_desc_file = value;
-            else if (key == "io_config_file") p.io_config_file = value;
-            else if (key == "cdf_output_path") p.cdf_output_path = value;
-            else if (key == "cdf_output_frequency") p.output_frequency = to_double(value, source, lineno, key);
-            else if (key == "cdf_output_nsamples") p.nsamples = static_cast<int>(to_long(value, source, lineno, key));
+            if (key == "level_max")
+                p.level_max = static_cast<int>(to_long(value, source, lineno, key));
+            else if (key == "end_days")
+                days = to_long(value, source, lineno, key);
+            else if (key == "end_hours")
+                hours = to_long(value, source, lineno, key);
+            else if (key == "end_minutes")
+                minutes = to_long(value, source, lineno, key);
+            else if (key == "end_seconds")
+                seconds = to_long(value, source, lineno, key);
+            else if (key == "physics_mode")
+                p.physics = lower(value).rfind("disable", 0) != 0;
+            else if (key == "iotype")
+                p.iotype = iotype_from_name(value);
+            else if (key == "io_desc_file")
+                p.io_desc_file = value;
+            else if (key == "io_config_file")
+                p.io_config_file = value;
+            else if (key == "cdf_output_path")
+                p.cdf_output_path = value;
+            else if (key == "cdf_output_frequency")
+                p.output_frequency = to_double(value, source, lineno, key);
+            else if (key == "cdf_output_nsamples")
+                p.nsamples = static_cast<int>(to_long(value, source, lineno, key));
             else if (key == "cdf_grid_option") {
                 const std::string v = lower(value);
-                if (v == "nogrid") p.grid_option = GridOption::NoGrid;
-                else if (v == "all_files") p.grid_option = GridOption::AllFiles;
-                else if (v == "sep_grid") p.grid_option = GridOption::SepGrid;
-                else throw bad_value(source, lineno, key, value, "nogrid, all_files or sep_grid");
-            } else if (key == "cdf_sep_grid") p.sep_grid = value;
-            else if (key == "restart_interval") p.restart_interval = to_double(value, source, lineno, key);
-            else if (key == "restart_output") p.restart_output = value;
-            else if (key == "restart_overwrite") p.restart_overwrite = to_bool(value, source, lineno, key);
+                if (v == "nogrid")
+                    p.grid_option = GridOption::NoGrid;
+                else if (v == "all_files")
+                    p.grid_option = GridOption::AllFiles;
+                else if (v == "sep_grid")
+                    p.grid_option = GridOption::SepGrid;
+                else
+                    throw bad_value(source, lineno, key, value, "nogrid, all_files or sep_grid");
+            } else if (key == "cdf_sep_grid")
+                p.sep_grid = value;
+            else if (key == "restart_interval")
+                p.restart_interval = to_double(value, source, lineno, key);
+            else if (key == "restart_output")
+                p.restart_output = value;
+            else if (key == "restart_overwrite")
+                p.restart_overwrite = to_bool(value, source, lineno, key);
             // The other keys of GCRM-IO's zgrd.in do not shape its I/O: miscellaneous
             // output and input directories, the I/O process count GIO ignores,
             // cluster detection, the initial condition, and the restart reading
@@ -193,14 +215,20 @@ RunParams parse_params(const std::string& text, const std::string& source) {
         }
     }
     p.end_seconds = ((days * 24 + hours) * 60 + minutes) * 60 + seconds;
-    if (p.end_seconds < 0) throw Error(source + ": the simulated length is negative", "fix end_days/hours/minutes/seconds");
-    if (p.output_frequency < 0) throw Error(source + ": cdf_output_frequency is negative", "use a positive number of seconds");
-    if (p.nsamples < 1) throw Error(source + ": cdf_output_nsamples must be at least 1", "set cdf_output_nsamples 8 (the default)");
-    if (p.restart_interval < 0) throw Error(source + ": restart_interval is negative", "use 0 to turn restart files off");
+    if (p.end_seconds < 0)
+        throw Error(source + ": the simulated length is negative", "fix end_days/hours/minutes/seconds");
+    if (p.output_frequency < 0)
+        throw Error(source + ": cdf_output_frequency is negative", "use a positive number of seconds");
+    if (p.nsamples < 1)
+        throw Error(source + ": cdf_output_nsamples must be at least 1", "set cdf_output_nsamples 8 (the default)");
+    if (p.restart_interval < 0)
+        throw Error(source + ": restart_interval is negative", "use 0 to turn restart files off");
     return p;
 }
 
-RunParams parse_params_file(const std::string& path) { return parse_params(read_text_file(path, "parameter file"), path); }
+RunParams parse_params_file(const std::string& path) {
+    return parse_params(read_text_file(path, "parameter file"), path);
+}
 
 const std::string* Descriptor::attr(const std::string& key) const {
     for (const auto& a : attrs)
@@ -241,19 +269,28 @@ Description parse_desc(const std::string& text, const std::string& source) {
             cur->name = key_rest(rest).first;
             continue;
         }
-        if (!cur) throw Error(where + ": '" + key + "' before the first 'name' line", "start each descriptor with: name VARIABLE");
-        if (key == "type") cur->type = lower(key_rest(rest).first);
+        if (!cur)
+            throw Error(where + ": '" + key + "' before the first 'name' line",
+                        "start each descriptor with: name VARIABLE");
+        if (key == "type")
+            cur->type = lower(key_rest(rest).first);
         else if (key == "dimension") {
             cur->dims.clear();
             std::istringstream ds(rest);
             for (std::string d; ds >> d;) cur->dims.push_back(d);
             if (!cur->dims.empty()) cur->dimension_lines.push_back({cur->dims, cur->type == "double" ? 8 : 4});
-        } else if (key == "isgridvar") cur->isgridvar = true;
-        else if (key == "restart") cur->restart = true;
-        else if (key == "index") cur->index_all = lower(rest) == "all";
-        else if (key == "slice") continue;  // a component of a vector field: one variable per component
-        else if (key == "no_data") cur->no_data = lower(unquote(rest)) == "true";
-        else if (!cur->no_data) cur->attrs.push_back({key, gio_value(raw)});
+        } else if (key == "isgridvar")
+            cur->isgridvar = true;
+        else if (key == "restart")
+            cur->restart = true;
+        else if (key == "index")
+            cur->index_all = lower(rest) == "all";
+        else if (key == "slice")
+            continue;  // a component of a vector field: one variable per component
+        else if (key == "no_data")
+            cur->no_data = lower(unquote(rest)) == "true";
+        else if (!cur->no_data)
+            cur->attrs.push_back({key, gio_value(raw)});
         // (after no_data "true" GCRM-IO keeps no further attribute of the variable)
     }
     for (const auto& d : desc.vars)
@@ -262,7 +299,9 @@ Description parse_desc(const std::string& text, const std::string& source) {
     return desc;
 }
 
-Description parse_desc_file(const std::string& path) { return parse_desc(read_text_file(path, "variable description (io_desc_file)"), path); }
+Description parse_desc_file(const std::string& path) {
+    return parse_desc(read_text_file(path, "variable description (io_desc_file)"), path);
+}
 
 std::vector<FileGroup> parse_fcfg(const std::string& text, const std::string& source) {
     std::vector<FileGroup> groups;
@@ -277,13 +316,15 @@ std::vector<FileGroup> parse_fcfg(const std::string& text, const std::string& so
         if (key == "file_prefix") {
             groups.push_back({unquote(rest), {}});
         } else if (key == "field") {
-            if (groups.empty()) throw Error(where + ": field before any file_prefix", "start each file with: file_prefix \"name_\"");
+            if (groups.empty())
+                throw Error(where + ": field before any file_prefix", "start each file with: file_prefix \"name_\"");
             std::istringstream fs(rest);
             FieldRef f;
             std::string flag;
             fs >> f.name >> flag;
             if (f.name.empty()) throw Error(where + ": field without a name", "write: field NAME [avg]");
-            if (!flag.empty() && flag != "avg") throw Error(where + ": unknown field option '" + flag + "'", "the only option is avg");
+            if (!flag.empty() && flag != "avg")
+                throw Error(where + ": unknown field option '" + flag + "'", "the only option is avg");
             f.avg = flag == "avg";
             if (f.name != "time") groups.back().fields.push_back(f);  // time is in every history file
         } else {
@@ -294,6 +335,8 @@ std::vector<FileGroup> parse_fcfg(const std::string& text, const std::string& so
     return groups;
 }
 
-std::vector<FileGroup> parse_fcfg_file(const std::string& path) { return parse_fcfg(read_text_file(path, "file configuration (io_config_file)"), path); }
+std::vector<FileGroup> parse_fcfg_file(const std::string& path) {
+    return parse_fcfg(read_text_file(path, "file configuration (io_config_file)"), path);
+}
 
 }  // namespace iok::gcrm

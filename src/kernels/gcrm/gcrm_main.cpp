@@ -43,7 +43,8 @@ public:
         in_.emplace(load_inputs(d.comm(), o_));
         configure_stack(d, *in_);
         collective_step(d.comm(), [&] {
-            run_ = build_run_plan(in_->params, in_->grid, in_->desc, in_->groups, d.rank(), in_->out_dir, d.extension());
+            run_ =
+                build_run_plan(in_->params, in_->grid, in_->desc, in_->groups, d.rank(), in_->out_dir, d.extension());
         });
         if (d.rank() == 0) warn_no_data(run_, in_->params.physics);
         for (const auto& f : run_.files) distinct_.insert(f.path);

@@ -10,7 +10,8 @@ ModelMemory::ModelMemory(const GridParams& g, int arrays) {
 }
 
 void ModelMemory::compute(int rank, int dump) {
-    std::uint64_t x = 0x9E3779B97F4A7C15ull ^ (static_cast<std::uint64_t>(rank) << 32) ^ static_cast<std::uint64_t>(dump);
+    std::uint64_t x =
+        0x9E3779B97F4A7C15ull ^ (static_cast<std::uint64_t>(rank) << 32) ^ static_cast<std::uint64_t>(dump);
     for (auto& a : arrays_)
         for (double& v : a) {
             x = x * 6364136223846793005ull + 1442695040888963407ull;

@@ -11,13 +11,15 @@ void Options::add_to(CLI::App& app) {
     app.add_option("--iotype", iotype,
                    "override iotype: nonblocking_collective, nonblocking_independent, blocking_collective, "
                    "blocking_independent");
-    app.add_option("--level", level, "override level_max (0 = from the parameter file)")->capture_default_str()
+    app.add_option("--level", level, "override level_max (0 = from the parameter file)")
+        ->capture_default_str()
         ->check(CLI::Range(0, 13));
     app.add_flag("--model-memory", model_memory,
                  "allocate the model's memory footprint (nsdm*im*jm*km doubles per array) and refill it each dump")
         ->capture_default_str();
     app.add_option("--model-arrays", model_arrays, "number of model arrays with --model-memory")
-        ->capture_default_str()->check(CLI::Range(1, 10000));
+        ->capture_default_str()
+        ->check(CLI::Range(1, 10000));
     app.add_flag("--read-only", read_only,
                  "write nothing: read and verify the files an earlier run (with --keep) wrote")
         ->capture_default_str();

@@ -15,23 +15,50 @@ namespace {
 // The reference model (ZGrd_register) attaches arrays to these descriptors
 // only; every other field of the description has no data to write.
 const std::set<std::string> kFieldsAlways = {
-    "strm_func", "vel_pot", "vorticity", "ke", "divergence", "divergence_edge", "mass", "relative",
-    "relative_edge", "clus_mask", "pressure", "w_vert", "geopotential", "heat_flux_vdiff_ifc",
-    "temperature_lyr", "exner_lyr", "u", "v", "wind"};
-const std::set<std::string> kFieldsPhysics = {
-    "wtr_flux_vdiff_ifc", "water_vapor_lyr", "cloud_water_lyr", "rain_mmr_lyr", "cloud_ice_lyr",
-    "snow_mmr_lyr", "graupel_mmr_lyr", "heating_sw_lyr", "heating_lw_lyr", "heating_sw_cs_lyr",
-    "heating_lw_cs_lyr", "heating_latent_lyr", "qwv_tend_micro_lyr", "qcw_tend_micro_lyr",
-    "qci_tend_micro_lyr", "qrw_tend_micro_lyr", "qsn_tend_micro_lyr", "qgr_tend_micro_lyr", "prec_tot",
-    "prec_frz", "olr", "swinc"};
+    "strm_func",       "vel_pot",       "vorticity", "ke",       "divergence", "divergence_edge", "mass",
+    "relative",        "relative_edge", "clus_mask", "pressure", "w_vert",     "geopotential",    "heat_flux_vdiff_ifc",
+    "temperature_lyr", "exner_lyr",     "u",         "v",        "wind"};
+const std::set<std::string> kFieldsPhysics = {"wtr_flux_vdiff_ifc",
+                                              "water_vapor_lyr",
+                                              "cloud_water_lyr",
+                                              "rain_mmr_lyr",
+                                              "cloud_ice_lyr",
+                                              "snow_mmr_lyr",
+                                              "graupel_mmr_lyr",
+                                              "heating_sw_lyr",
+                                              "heating_lw_lyr",
+                                              "heating_sw_cs_lyr",
+                                              "heating_lw_cs_lyr",
+                                              "heating_latent_lyr",
+                                              "qwv_tend_micro_lyr",
+                                              "qcw_tend_micro_lyr",
+                                              "qci_tend_micro_lyr",
+                                              "qrw_tend_micro_lyr",
+                                              "qsn_tend_micro_lyr",
+                                              "qgr_tend_micro_lyr",
+                                              "prec_tot",
+                                              "prec_frz",
+                                              "olr",
+                                              "swinc"};
 const std::set<std::string> kRestartAlways = {
-    "dbl_psi", "dbl_chi", "dbl_eta", "dbl_eta_f", "dbl_exn_lyr", "dbl_exn_prm", "dbl_prs_lyr",
-    "dbl_rho", "dbl_rho_f", "dbl_rho_adv", "dbl_rho_adv_f", "dbl_div", "dbl_div_f", "dbl_relative",
-    "dbl_mss", "dbl_prs_ifc", "dbl_exn_ifc", "dbl_w", "dbl_w_f", "dbl_tht_lyr", "dbl_tht_lyr_f"};
-const std::set<std::string> kRestartPhysics = {
-    "dbl_vapor_lyr", "dbl_cloudwater_lyr", "dbl_rainmmr_lyr", "dbl_cloudice_lyr", "dbl_snowmmr_lyr",
-    "dbl_graupelmmr_lyr", "dbl_vapor_lyr_f", "dbl_cloudwater_lyr_f", "dbl_rainmmr_lyr_f",
-    "dbl_cloudice_lyr_f", "dbl_snowmmr_lyr_f", "dbl_graupelmmr_lyr_f", "dbl_ts", "dbl_gwet", "dbl_zrough"};
+    "dbl_psi", "dbl_chi",     "dbl_eta",     "dbl_eta_f",     "dbl_exn_lyr", "dbl_exn_prm", "dbl_prs_lyr",
+    "dbl_rho", "dbl_rho_f",   "dbl_rho_adv", "dbl_rho_adv_f", "dbl_div",     "dbl_div_f",   "dbl_relative",
+    "dbl_mss", "dbl_prs_ifc", "dbl_exn_ifc", "dbl_w",         "dbl_w_f",     "dbl_tht_lyr", "dbl_tht_lyr_f"};
+const std::set<std::string> kRestartPhysics = {"dbl_vapor_lyr",
+                                               "dbl_cloudwater_lyr",
+                                               "dbl_rainmmr_lyr",
+                                               "dbl_cloudice_lyr",
+                                               "dbl_snowmmr_lyr",
+                                               "dbl_graupelmmr_lyr",
+                                               "dbl_vapor_lyr_f",
+                                               "dbl_cloudwater_lyr_f",
+                                               "dbl_rainmmr_lyr_f",
+                                               "dbl_cloudice_lyr_f",
+                                               "dbl_snowmmr_lyr_f",
+                                               "dbl_graupelmmr_lyr_f",
+                                               "dbl_ts",
+                                               "dbl_gwet",
+                                               "dbl_zrough"};
 
 enum class Horiz { None, Cells, Corners, Edges };
 
@@ -40,26 +67,33 @@ struct Shape {
     bool record = false;
     std::string level_dim;  // "nprog"/"ntend" when kept ("index all")
     Horiz horiz = Horiz::None;
-    std::string vert;       // "layers"/"interfaces"
-    std::string small;      // "cellcorners", "celledges", "cellneighbors", "endpoints"
+    std::string vert;   // "layers"/"interfaces"
+    std::string small;  // "cellcorners", "celledges", "cellneighbors", "endpoints"
 };
 
 Shape shape_of(const Descriptor& d) {
     Shape s;
     for (const auto& k : d.dims) {
-        if (k == "time") s.record = true;
+        if (k == "time")
+            s.record = true;
         else if (k == "nprog" || k == "ntend") {
             if (d.index_all) s.level_dim = k;  // else only the current time level is output
         } else if (k == "cells") {
             if (s.horiz == Horiz::None) s.horiz = Horiz::Cells;
-        } else if (k == "i_cell_corners" || k == "i_uniq_corner") s.horiz = Horiz::Corners;
-        else if (k == "i_cell_edges" || k == "i_uniq_edge") s.horiz = Horiz::Edges;
-        else if (k == "ns_ew") continue;  // vector component: u and v are separate variables
-        else if (k == "layers" || k == "interfaces") s.vert = k;
-        else if (k == "cellcorners" || k == "celledges" || k == "cellneighbors" || k == "endpoints") s.small = k;
-        else throw Error("variable " + d.name + " uses the unknown dimension keyword '" + k + "'",
-                         "the description may use: time, cells, corners/edges keywords, layers, interfaces, "
-                         "cellcorners, celledges, cellneighbors, endpoints, nprog, ntend");
+        } else if (k == "i_cell_corners" || k == "i_uniq_corner")
+            s.horiz = Horiz::Corners;
+        else if (k == "i_cell_edges" || k == "i_uniq_edge")
+            s.horiz = Horiz::Edges;
+        else if (k == "ns_ew")
+            continue;  // vector component: u and v are separate variables
+        else if (k == "layers" || k == "interfaces")
+            s.vert = k;
+        else if (k == "cellcorners" || k == "celledges" || k == "cellneighbors" || k == "endpoints")
+            s.small = k;
+        else
+            throw Error("variable " + d.name + " uses the unknown dimension keyword '" + k + "'",
+                        "the description may use: time, cells, corners/edges keywords, layers, interfaces, "
+                        "cellcorners, celledges, cellneighbors, endpoints, nprog, ntend");
     }
     return s;
 }
@@ -84,8 +118,10 @@ public:
         if (i >= 0) return i;
         Dim d;
         d.name = name;
-        if (name == "time") d.unlimited = true;
-        else d.length = length(name);
+        if (name == "time")
+            d.unlimited = true;
+        else
+            d.length = length(name);
         plan_.spec.dims.push_back(d);
         return static_cast<int>(plan_.spec.dims.size()) - 1;
     }
@@ -170,14 +206,15 @@ private:
     // without a horizontal dimension (time, layers, interfaces) are written
     // whole by rank 0.  Selections are shared by shape, as backends cache them.
     SelectionPtr selection(const Shape& s, const std::vector<std::uint64_t>& shape) {
-        const std::string key = std::to_string(static_cast<int>(s.horiz)) + "/" + s.level_dim + "/" + s.vert + "/" + s.small;
+        const std::string key =
+            std::to_string(static_cast<int>(s.horiz)) + "/" + s.level_dim + "/" + s.vert + "/" + s.small;
         auto it = cache_.find(key);
         if (it != cache_.end()) return it->second;
         SelectionPtr out;
         if (s.horiz == Horiz::None) {
             out = std::make_shared<Selection>(rank_ == 0 ? Selection::whole(shape) : Selection(shape));
         } else {
-            const auto runs = s.horiz == Horiz::Cells ? cell_runs(g_, rank_)
+            const auto runs = s.horiz == Horiz::Cells     ? cell_runs(g_, rank_)
                               : s.horiz == Horiz::Corners ? corner_runs(g_, rank_)
                                                           : edge_runs(g_, rank_);
             auto sel = std::make_shared<Selection>(shape);
@@ -328,8 +365,7 @@ std::string time_stamp(double seconds) {
 }
 
 RunPlan build_run_plan(const RunParams& p, const GridParams& g, const Description& desc,
-                       const std::vector<FileGroup>& groups, int rank, const std::string& dir,
-                       const std::string& ext) {
+                       const std::vector<FileGroup>& groups, int rank, const std::string& dir, const std::string& ext) {
     RunPlan rp;
     rp.grid = g;
     rp.dumps = dump_schedule(p, g.level);
@@ -369,8 +405,9 @@ RunPlan build_run_plan(const RunParams& p, const GridParams& g, const Descriptio
         std::vector<std::string> missing;
         for (const auto& fr : grp.fields) {
             const Descriptor* d = desc.find(fr.name);
-            if (!d) throw Error("field '" + fr.name + "' of file " + grp.prefix + " is not in the variable description",
-                                "check io_config_file against io_desc_file");
+            if (!d)
+                throw Error("field '" + fr.name + "' of file " + grp.prefix + " is not in the variable description",
+                            "check io_config_file against io_desc_file");
             if (!has_data(*d, p.physics)) missing.push_back(fr.file_name());
         }
         for (std::size_t first = 0; first < hist.size(); first += static_cast<std::size_t>(p.nsamples)) {

@@ -36,10 +36,10 @@ enum class FileKind { Grid, History, Restart };
 struct OutputFile {
     FileKind kind = FileKind::History;
     std::string path;
-    FilePlan plan;               // nrecords = records the file holds
-    std::vector<int> dumps;      // dump index of each record (restart: the one dump)
-    int group = -1;              // fcfg group (history files)
-    std::uint64_t data_bytes = 0;  // all ranks, all records
+    FilePlan plan;                     // nrecords = records the file holds
+    std::vector<int> dumps;            // dump index of each record (restart: the one dump)
+    int group = -1;                    // fcfg group (history files)
+    std::uint64_t data_bytes = 0;      // all ranks, all records
     std::vector<std::string> no_data;  // fields of the group the model has no data for
     std::vector<int> attribute_only;   // variables defined but never written ("grid")
 
@@ -59,7 +59,6 @@ struct RunPlan {
 
 // `dir` ends with '/' (or is empty), `ext` is the backend's extension (".nc").
 RunPlan build_run_plan(const RunParams& p, const GridParams& g, const Description& desc,
-                       const std::vector<FileGroup>& groups, int rank, const std::string& dir,
-                       const std::string& ext);
+                       const std::vector<FileGroup>& groups, int rank, const std::string& dir, const std::string& ext);
 
 }  // namespace iok::gcrm

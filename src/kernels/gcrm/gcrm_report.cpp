@@ -44,14 +44,17 @@ TextReport run_parameters(const Inputs& in, const RunPlan& plan, const Options& 
     params.count("Grid variables written", static_cast<std::uint64_t>(plan.grid_vars));
     params.count("Field variables written", static_cast<std::uint64_t>(plan.field_vars));
     params.count("Snapshot dumps (history / restart)", plan.dumps.size());
-    params.line("History / restart dumps", std::to_string(plan.history_dumps) + " / " + std::to_string(plan.restart_dumps));
-    params.line("I/O method", std::string(iotype_name(p.iotype)) + " (" + d.stack_label() +
-                                  (cfg.params.count("pnetcdf.api") ? ", api=" + cfg.param("pnetcdf.api") : "") +
-                                  (cfg.params.count("pnetcdf.format") ? ", format=" + cfg.param("pnetcdf.format") : "") +
-                                  (cfg.collective ? ", collective" : ", independent") + ")");
+    params.line("History / restart dumps",
+                std::to_string(plan.history_dumps) + " / " + std::to_string(plan.restart_dumps));
+    params.line("I/O method",
+                std::string(iotype_name(p.iotype)) + " (" + d.stack_label() +
+                    (cfg.params.count("pnetcdf.api") ? ", api=" + cfg.param("pnetcdf.api") : "") +
+                    (cfg.params.count("pnetcdf.format") ? ", format=" + cfg.param("pnetcdf.format") : "") +
+                    (cfg.collective ? ", collective" : ", independent") + ")");
     params.line("Output path", in.out_dir);
     params.line("Model memory", o.model_memory ? format_bytes(static_cast<double>(o.model_arrays) * grid.nsdm *
-                                                              grid.im * grid.jm * grid.km * 8) + " per rank"
+                                                              grid.im * grid.jm * grid.km * 8) +
+                                                     " per rank"
                                                : std::string("off"));
     params.line("Planned data bytes", with_commas(plan.data_bytes));
     return params;
@@ -122,7 +125,8 @@ void print_results(const Measured& m, const Options& o) {
     t.count("Data bytes written", write_bytes);
     t.line("Write bandwidth", red[2].max > 0 ? write_bytes / MiB / red[2].max : 0.0, "MiB/s");
     t.line("Read bandwidth", red[3].max > 0 ? read_bytes / MiB / red[3].max : 0.0, "MiB/s");
-    t.line("I/O bandwidth", (red[2].max + red[3].max) > 0 ? (write_bytes + read_bytes) / MiB / (red[2].max + red[3].max) : 0.0, "MiB/s");
+    t.line("I/O bandwidth",
+           (red[2].max + red[3].max) > 0 ? (write_bytes + read_bytes) / MiB / (red[2].max + red[3].max) : 0.0, "MiB/s");
     t.section("Memory high-water (peak RSS)");
     t.line("memory MAX usage", red[4].max / MiB, "MiB", 2);
     t.line("memory MIN usage", red[4].min / MiB, "MiB", 2);
@@ -133,7 +137,7 @@ void print_results(const Measured& m, const Options& o) {
         std::snprintf(v, sizeof v, "%.4f / %.4f s", s.first, s.second);
         t.line("time in " + phase, v);
     }
-    t.line("Verification", !o.verify ? std::string("skipped (--no-verify)")
+    t.line("Verification", !o.verify      ? std::string("skipped (--no-verify)")
                            : m.mismatches ? "FAILED: " + m.first_bad
                                           : std::string("passed (every file read back matches the pattern)"));
     t.print();
@@ -169,8 +173,11 @@ void fill_result(Result& result, const Measured& m, const Options& o, const Inpu
     js["planned_data_bytes"] = plan.data_bytes;
     js["write_bytes"] = m.write_bytes;
     js["read_bytes"] = m.read_bytes;
-    js["seconds"] = {{"init", red[0].max}, {"compute", red[1].max}, {"io_write", red[2].max},
-                     {"read_back", red[3].max}, {"finalize", m.finalize.max}};
+    js["seconds"] = {{"init", red[0].max},
+                     {"compute", red[1].max},
+                     {"io_write", red[2].max},
+                     {"read_back", red[3].max},
+                     {"finalize", m.finalize.max}};
     js["write_bandwidth_mib_s"] = red[2].max > 0 ? m.write_bytes / MiB / red[2].max : 0.0;
     js["memory_bytes"] = {{"max", red[4].max}, {"min", red[4].min}, {"mean", red[4].mean}};
     nlohmann::json ja = nlohmann::json::object();

@@ -60,7 +60,7 @@ Inputs load_inputs(MPI_Comm comm, const Options& o) {
         in.grid = grid_params(p.level_max, nprocs);
     });
     const char* env_out = std::getenv("GCRM_OUTPUT_PATH");
-    in.out_dir = as_dir(!o.output_path.empty() ? o.output_path
+    in.out_dir = as_dir(!o.output_path.empty()  ? o.output_path
                         : (env_out && *env_out) ? std::string(env_out)
                                                 : p.cdf_output_path);
     return in;
@@ -69,16 +69,15 @@ Inputs load_inputs(MPI_Comm comm, const Options& o) {
 void configure_stack(Driver& d, const Inputs& in) {
     const IoType t = in.params.iotype;
     const bool nonblocking = t == IoType::NonblockingCollective || t == IoType::NonblockingIndependent;
-    const bool collective = (t == IoType::NonblockingCollective || t == IoType::BlockingCollective) &&
-                            !d.options().independent;
+    const bool collective =
+        (t == IoType::NonblockingCollective || t == IoType::BlockingCollective) && !d.options().independent;
     d.set_collective(collective);
     d.default_param("pnetcdf.api", nonblocking ? "varn" : "blocking");
     // GCRM-IO's create mode: CDF-2 unless its size check passes 2 GiB.  Only
     // for the files GCRM-IO writes (canonical, or rearranged into canonical):
     // blob and log subfiles have a layout of their own, with 64-bit index
     // variables that need CDF-5.
-    if (d.strategy().keeps_canonical_layout)
-        d.default_param("pnetcdf.format", gcrm_io_file_format(in.desc, in.grid));
+    if (d.strategy().keeps_canonical_layout) d.default_param("pnetcdf.format", gcrm_io_file_format(in.desc, in.grid));
     d.default_hint("nc_header_align_size", in.grid.level < 8 ? "2048" : "1048576");
     d.default_hint("nc_var_align_size", "1");
     d.default_hint("romio_cb_write", "enable");

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "driver/driver.hpp"
 #include "kernels/gcrm/gcrm_grid.hpp"
 #include "kernels/gcrm/gcrm_inputs.hpp"
-#include "driver/driver.hpp"
 #include "kernels/gcrm/gcrm_options.hpp"
 
 namespace iok::gcrm {

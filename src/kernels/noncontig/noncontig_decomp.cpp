@@ -36,7 +36,9 @@ Decomposition read_mpi_io_test(cdf::Reader& r) {
     for (int p = 0; p < d.nprocs; ++p) {
         const std::string nreq = proc_name("nreq", p), off = proc_name("off", p), len = proc_name("len", p);
         const int dn = h.find_dim(nreq);
-        if (dn < 0) throw Error(f + ": dimension " + nreq + " is missing (num_procs = " + std::to_string(d.nprocs) + ")", kHint);
+        if (dn < 0)
+            throw Error(f + ": dimension " + nreq + " is missing (num_procs = " + std::to_string(d.nprocs) + ")",
+                        kHint);
         const std::uint64_t n = h.dims[static_cast<std::size_t>(dn)].length;
         if (h.find_var(off) < 0 || h.find_var(len) < 0)
             throw Error(f + ": variable " + (h.find_var(off) < 0 ? off : len) + " is missing", kHint);
@@ -44,7 +46,8 @@ Decomposition read_mpi_io_test(cdf::Reader& r) {
         auto l = r.read_ints(len);
         if (o.size() != n || l.size() != n)
             throw Error(f + ": " + off + "/" + len + " have " + std::to_string(o.size()) + "/" +
-                            std::to_string(l.size()) + " values, " + nreq + " is " + std::to_string(n), kHint);
+                            std::to_string(l.size()) + " values, " + nreq + " is " + std::to_string(n),
+                        kHint);
         d.nreqs.push_back(static_cast<std::int64_t>(n));
         d.offsets.insert(d.offsets.end(), o.begin(), o.end());
         d.lengths.insert(d.lengths.end(), l.begin(), l.end());
@@ -105,7 +108,8 @@ std::vector<Run> Decomposition::runs_of(int first, int count) const {
     std::vector<Run> runs;
     std::uint64_t i = begin;
     for (int p = first; p < first + count; ++p)
-        for (std::int64_t k = 0; k < nreqs[static_cast<std::size_t>(p)]; ++k, ++i) runs.push_back({offsets[i], lengths[i]});
+        for (std::int64_t k = 0; k < nreqs[static_cast<std::size_t>(p)]; ++k, ++i)
+            runs.push_back({offsets[i], lengths[i]});
     // A file view needs nondecreasing displacements; runs of one map process
     // are sorted already, several processes' runs interleave.
     std::stable_sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.offset < b.offset; });
@@ -121,11 +125,14 @@ void validate(const Decomposition& d) {
             const std::string where = d.path + ": process " + std::to_string(p) + ", run " + std::to_string(k);
             if (l < 1) throw Error(where + " has length " + std::to_string(l) + " (must be >= 1)", kHint);
             if (o < 0 || o + l > d.array_size)
-                throw Error(where + " [" + std::to_string(o) + ", " + std::to_string(o + l) +
-                                ") leaves the array of " + std::to_string(d.array_size) + " elements", kHint);
+                throw Error(where + " [" + std::to_string(o) + ", " + std::to_string(o + l) + ") leaves the array of " +
+                                std::to_string(d.array_size) + " elements",
+                            kHint);
             if (o < end)
-                throw Error(where + " at offset " + std::to_string(o) + " overlaps or precedes the previous run (ending at " +
-                                std::to_string(end) + "): runs must be sorted and disjoint", kHint);
+                throw Error(where + " at offset " + std::to_string(o) +
+                                " overlaps or precedes the previous run (ending at " + std::to_string(end) +
+                                "): runs must be sorted and disjoint",
+                            kHint);
             end = o + l;
         }
     }
@@ -135,10 +142,15 @@ Decomposition read_decomposition(const std::string& path, const std::string& dec
     cdf::Reader r(path);
     const cdf::Header& h = r.header();
     Decomposition d;
-    if (h.find_dim("num_procs") >= 0 && h.find_dim("array_size") >= 0) d = read_mpi_io_test(r);
-    else if (h.find_dim("decomp_nprocs") >= 0) d = from_e3sm_map(path, decomp);
-    else throw Error(path + " is neither an mpi_io_test decomposition nor an E3SM map "
-                     "(no num_procs/array_size or decomp_nprocs dimension)", kHint);
+    if (h.find_dim("num_procs") >= 0 && h.find_dim("array_size") >= 0)
+        d = read_mpi_io_test(r);
+    else if (h.find_dim("decomp_nprocs") >= 0)
+        d = from_e3sm_map(path, decomp);
+    else
+        throw Error(path +
+                        " is neither an mpi_io_test decomposition nor an E3SM map "
+                        "(no num_procs/array_size or decomp_nprocs dimension)",
+                    kHint);
     validate(d);
     return d;
 }

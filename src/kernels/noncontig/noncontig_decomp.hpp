@@ -20,10 +20,10 @@ namespace iok::noncontig {
 
 struct Decomposition {
     std::string path;
-    std::string format;                 // "mpi_io_test" or "e3sm map (D1)"
-    int nprocs = 0;                     // processes of the run that made it
-    std::int64_t array_size = 0;        // elements of one variable
-    std::vector<std::int64_t> nreqs;    // runs per map process
+    std::string format;                          // "mpi_io_test" or "e3sm map (D1)"
+    int nprocs = 0;                              // processes of the run that made it
+    std::int64_t array_size = 0;                 // elements of one variable
+    std::vector<std::int64_t> nreqs;             // runs per map process
     std::vector<std::int64_t> offsets, lengths;  // all runs, process after process
 
     std::uint64_t total_runs() const { return offsets.size(); }
@@ -51,9 +51,9 @@ std::vector<Run> rank_runs(const Decomposition& d, int rank, int nranks);
 // Per-map-process statistics, as the reference prints them when it runs
 // with one rank per map process.
 struct RunStats {
-    std::uint64_t min_runs = 0, max_runs = 0;        // runs per process (per variable)
-    std::uint64_t min_len = 0, max_len = 0;          // run length in elements
-    std::uint64_t min_elems = 0, max_elems = 0;      // elements per process (per variable)
+    std::uint64_t min_runs = 0, max_runs = 0;    // runs per process (per variable)
+    std::uint64_t min_len = 0, max_len = 0;      // run length in elements
+    std::uint64_t min_elems = 0, max_elems = 0;  // elements per process (per variable)
 };
 RunStats map_process_stats(const Decomposition& d);
 

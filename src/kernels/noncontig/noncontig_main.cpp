@@ -39,9 +39,11 @@ public:
             ->required();
         app.add_option("-n,--nvars", s_.nvars, "number of variables")->capture_default_str();
         app.add_option("-o,--output", s_.output, "output file")->capture_default_str();
-        app.add_option("--decomp", s_.decomp, "decomposition of an E3SM map to use (D1, D2, ...)")->capture_default_str();
+        app.add_option("--decomp", s_.decomp, "decomposition of an E3SM map to use (D1, D2, ...)")
+            ->capture_default_str();
         app.add_option("--gap", s_.gap, "floats between variables in the noncontiguous buffer")
-            ->capture_default_str()->check(CLI::NonNegativeNumber);
+            ->capture_default_str()
+            ->check(CLI::NonNegativeNumber);
         app.add_flag("--verify-existing", s_.verify_existing,
                      "write nothing: read the existing output file (-o) back and verify both tiles")
             ->capture_default_str();
@@ -50,7 +52,8 @@ public:
     }
     void validate(Driver& d) override {
         if (s_.nvars <= 0)
-            throw Error("number of variables (-n) is " + std::to_string(s_.nvars) + ", must be positive", "e.g. -n 100");
+            throw Error("number of variables (-n) is " + std::to_string(s_.nvars) + ", must be positive",
+                        "e.g. -n 100");
         const CommonOptions& c = d.options();
         s_.quiet = c.quiet;
         s_.independent = c.independent;
@@ -96,8 +99,9 @@ public:
     void report(Driver& d, const std::vector<StepOutcome>&, const std::vector<GroupOutcome>&) override {
         if (native_) return report_native(d, s_, dc_, m_);
         const double tiles[2] = {m_.contig_s, m_.noncontig_s};
-        report_stack(d, StackSetup{s_.input, s_.output, s_.decomp, s_.nvars, s_.gap, s_.verify, s_.verify_existing, s_.quiet},
-                     dc_, tiles);
+        report_stack(
+            d, StackSetup{s_.input, s_.output, s_.decomp, s_.nvars, s_.gap, s_.verify, s_.verify_existing, s_.quiet},
+            dc_, tiles);
     }
     ~Noncontig() override {
         if (m_.hints_used != MPI_INFO_NULL) MPI_Info_free(&m_.hints_used);
@@ -136,10 +140,11 @@ KernelPlan Noncontig::plan(Driver& d) {
         if (native_)  // the reference's words for a wrong value: tile, variable, file byte
             r.check = [this](const FileOutcome& o) {
                 if (o.mismatches)
-                    throw Error(s_.output + " failed verification: " + std::to_string(o.mismatches) +
-                                    " element(s) differ; first: " + describe_mismatch(o.first_at, s_.nvars, dc_.array_size),
-                                "the file does not hold what was written: check the file system, or whether another "
-                                "program changed it");
+                    throw Error(
+                        s_.output + " failed verification: " + std::to_string(o.mismatches) +
+                            " element(s) differ; first: " + describe_mismatch(o.first_at, s_.nvars, dc_.array_size),
+                        "the file does not hold what was written: check the file system, or whether another "
+                        "program changed it");
             };
         g.steps.push_back(std::move(r));
         p.groups.push_back(std::move(g));

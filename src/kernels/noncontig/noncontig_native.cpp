@@ -17,7 +17,10 @@ void native_defaults(Driver& d, bool independent) {
 
 std::string describe_mismatch(const MismatchAt& at, int nvars, std::int64_t array_size) {
     const auto byte = ((static_cast<std::uint64_t>(at.record) * static_cast<std::uint64_t>(nvars) +
-                        static_cast<std::uint64_t>(at.var)) * static_cast<std::uint64_t>(array_size) + at.element) * 4;
+                        static_cast<std::uint64_t>(at.var)) *
+                           static_cast<std::uint64_t>(array_size) +
+                       at.element) *
+                      4;
     char msg[256];
     std::snprintf(msg, sizeof msg, "tile %lld, variable %d, element %llu (file byte %llu): expected %.9g, read %.9g",
                   static_cast<long long>(at.record), at.var, static_cast<unsigned long long>(at.element),
@@ -30,9 +33,14 @@ void report_native(Driver& d, const NativeSetup& s, const Decomposition& dc, con
     const Figures f = reduce_figures(d.comm(), s, dc, runs, m);
     d.result().add_input("decomposition", s.input);
     if (d.rank() == 0) {
-        d.result().params().update({{"input", s.input}, {"output", s.output}, {"nvars", s.nvars},
-                                    {"format", dc.format}, {"map_processes", dc.nprocs},
-                                    {"array_size", dc.array_size}, {"gap_floats", s.gap}, {"verify", s.verify}});
+        d.result().params().update({{"input", s.input},
+                                    {"output", s.output},
+                                    {"nvars", s.nvars},
+                                    {"format", dc.format},
+                                    {"map_processes", dc.nprocs},
+                                    {"array_size", dc.array_size},
+                                    {"gap_floats", s.gap},
+                                    {"verify", s.verify}});
         d.result().summary() = summary_json(s, m, f, d.size());
         print_report(s, dc, m, f, d.config().hints, d.size());
     }

@@ -50,22 +50,25 @@ nlohmann::json summary_json(const NativeSetup& s, const Measured& r, const Figur
     const double amount = f.amount;
     return {{"processes", nranks},
             {"write_bytes", amount},
-            {"requests_per_var", {{"map_process", {{"max", ms.max_runs}, {"min", ms.min_runs}}},
-                                  {"rank", {{"max", f.max_runs}, {"min", f.min_runs}}}}},
+            {"requests_per_var",
+             {{"map_process", {{"max", ms.max_runs}, {"min", ms.min_runs}}},
+              {"rank", {{"max", f.max_runs}, {"min", f.min_runs}}}}},
             {"request_bytes", {{"max", ms.max_len * 4}, {"min", ms.min_len * 4}}},
-            {"bytes_per_var", {{"map_process", {{"max", ms.max_elems * 4}, {"min", ms.min_elems * 4}}},
-                               {"rank", {{"max", f.max_elems * 4}, {"min", f.min_elems * 4}}}}},
+            {"bytes_per_var",
+             {{"map_process", {{"max", ms.max_elems * 4}, {"min", ms.min_elems * 4}}},
+              {"rank", {{"max", f.max_elems * 4}, {"min", f.min_elems * 4}}}}},
             {"seconds", {{"write_contig", f.contig_s}, {"write_noncontig", f.noncontig_s}, {"pack", f.pack_s}}},
-            {"bandwidth_mib_s", {{"contig", f.contig_s > 0 ? amount / MiB / f.contig_s : 0.0},
-                                 {"noncontig", f.noncontig_s > 0 ? amount / MiB / f.noncontig_s : 0.0}}},
+            {"bandwidth_mib_s",
+             {{"contig", f.contig_s > 0 ? amount / MiB / f.contig_s : 0.0},
+              {"noncontig", f.noncontig_s > 0 ? amount / MiB / f.noncontig_s : 0.0}}},
             {"noncontig_over_contig", f.ratio()},
             {"mpiio_layer", r.layer},
             {"file_size", r.file_size},
             {"verify", {{"done", s.verify}, {"mismatches", f.mismatches}, {"first", f.first}, {"pack_ok", f.pack_ok}}}};
 }
 
-void print_report(const NativeSetup& s, const Decomposition& d, const Measured& r, const Figures& f,
-                  MPI_Info requested, int nranks) {
+void print_report(const NativeSetup& s, const Decomposition& d, const Measured& r, const Figures& f, MPI_Info requested,
+                  int nranks) {
     // The reference's runs have one rank per map process; these request
     // figures are per map process, whatever the rank count.
     const RunStats& ms = f.map_stats;
@@ -117,11 +120,12 @@ void print_report(const NativeSetup& s, const Decomposition& d, const Measured& 
     t.line("Max / min write amount per var per rank",
            mib(static_cast<double>(f.max_elems * 4)) + " / " + mib(static_cast<double>(f.min_elems * 4)));
     if (s.verify) {
-        t.line("File size", with_commas(r.file_size) + " bytes (expected 2 x nvars x array_size x 4 = " +
-                                with_commas(f.expect_size) + ")");
-        t.line("Verification", f.mismatches ? "FAILED: " + std::to_string(f.mismatches) + " element(s); first: " + f.first
-                                            : std::string("passed (tile 0 and tile 1, every element; MPI_Pack output ") +
-                                                  (f.pack_ok ? "matches)" : "DIFFERS)"));
+        t.line("File size", with_commas(r.file_size) +
+                                " bytes (expected 2 x nvars x array_size x 4 = " + with_commas(f.expect_size) + ")");
+        t.line("Verification", f.mismatches
+                                   ? "FAILED: " + std::to_string(f.mismatches) + " element(s); first: " + f.first
+                                   : std::string("passed (tile 0 and tile 1, every element; MPI_Pack output ") +
+                                         (f.pack_ok ? "matches)" : "DIFFERS)"));
     }
     if (!s.verify_existing) {
         t.line("Max write time when buf is contig", f.contig_s, "sec");

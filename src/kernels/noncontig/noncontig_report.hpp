@@ -35,7 +35,7 @@ Figures reduce_figures(MPI_Comm comm, const NativeSetup& s, const Decomposition&
 
 // Rank 0: the result's summary, and the report (`requested`: the hints asked for).
 nlohmann::json summary_json(const NativeSetup& s, const Measured& r, const Figures& f, int nranks);
-void print_report(const NativeSetup& s, const Decomposition& d, const Measured& r, const Figures& f,
-                  MPI_Info requested, int nranks);
+void print_report(const NativeSetup& s, const Decomposition& d, const Measured& r, const Figures& f, MPI_Info requested,
+                  int nranks);
 
 }  // namespace iok::noncontig

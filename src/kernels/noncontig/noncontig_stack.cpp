@@ -33,8 +33,12 @@ void report_stack(Driver& d, const StackSetup& s, const Decomposition& dc, const
     if (rank == 0) {
         const double amount = static_cast<double>(dc.covered_elements()) * 4.0 * s.nvars;
         d.result().add_input("decomposition", s.input);
-        d.result().params().update({{"input", s.input}, {"output", s.output}, {"nvars", s.nvars},
-                                    {"format", dc.format}, {"array_size", dc.array_size}, {"gap_floats", s.gap},
+        d.result().params().update({{"input", s.input},
+                                    {"output", s.output},
+                                    {"nvars", s.nvars},
+                                    {"format", dc.format},
+                                    {"array_size", dc.array_size},
+                                    {"gap_floats", s.gap},
                                     {"verify", s.verify}});
         d.result().summary() = {{"processes", d.size()},
                                 {"write_bytes", amount},
@@ -48,8 +52,9 @@ void report_stack(Driver& d, const StackSetup& s, const Decomposition& dc, const
         tr.count("Total number of MPI processes", static_cast<std::uint64_t>(d.size()));
         tr.count("Total number of variables", static_cast<std::uint64_t>(s.nvars));
         tr.line("Total write amount per tile", format_bytes(amount));
-        tr.line("Noncontiguous buffer", std::to_string(s.gap) + " floats between variables; the library gets one "
-                                        "put per variable from that memory");
+        tr.line("Noncontiguous buffer", std::to_string(s.gap) +
+                                            " floats between variables; the library gets one "
+                                            "put per variable from that memory");
         if (!s.verify_existing) {
             tr.line("Max write time when buf is contig", red[0].max, "sec");
             tr.line("Max write time when buf is noncontig", red[1].max, "sec");

@@ -35,7 +35,7 @@ struct Options {
     std::string trace;
     std::string dir = ".";
     bool reads = true;
-    std::string calls = "plan";      // plan | recorded
+    std::string calls = "plan";     // plan | recorded
     std::vector<std::string> only;  // substrings of captured file names
     int log_ranks = 0;              // a Darshan log: its processes folded onto this many (0: its own)
     double log_scale = 1;           // a Darshan log: its accesses divided by this
@@ -96,8 +96,7 @@ void Replay::add_options(CLI::App& app, DriverDefaults& defaults) {
                    "trace file written by libiok_capture.so, or a Darshan log (format 3.x, recognised by its "
                    "header: converted by iokernels-darshan, docs/darshan.md)")
         ->required();
-    app.add_option("--ranks", opt_.log_ranks,
-                   "Darshan log: fold its processes onto N ranks (0: the log's own count)")
+    app.add_option("--ranks", opt_.log_ranks, "Darshan log: fold its processes onto N ranks (0: the log's own count)")
         ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
     app.add_option("--scale", opt_.log_scale,
@@ -125,10 +124,11 @@ void Replay::add_options(CLI::App& app, DriverDefaults& defaults) {
 void Replay::configure(Driver& d) {
     const CommonOptions& c = d.options();
     if (recorded() && !c.dry_run) {
-        d.check(c.backend == "mpiio" && c.strategy == "canonical",
-                "--calls recorded re-issues the application's MPI-IO calls: it runs with -a mpiio -x canonical, not -a " +
-                    c.backend + " -x " + c.strategy,
-                "use -a mpiio, or --calls plan to replay the bytes on another library or strategy");
+        d.check(
+            c.backend == "mpiio" && c.strategy == "canonical",
+            "--calls recorded re-issues the application's MPI-IO calls: it runs with -a mpiio -x canonical, not -a " +
+                c.backend + " -x " + c.strategy,
+            "use -a mpiio, or --calls plan to replay the bytes on another library or strategy");
         d.check(!c.independent, "--independent changes the calls, which --calls recorded takes from the trace",
                 "drop --independent, or use --calls plan");
     }
@@ -164,7 +164,9 @@ void Replay::dry_run(Driver& d) {
         }
         if (!darshan_.empty()) d.result().params()["darshan"] = darshan_;
         for (auto& f : s["files"]) d.result().add_file(f);
-        d.result().params().update({{"trace", opt_.trace}, {"dry_run", true}, {"captured_ranks", trace_.nranks},
+        d.result().params().update({{"trace", opt_.trace},
+                                    {"dry_run", true},
+                                    {"captured_ranks", trace_.nranks},
                                     {"captured_program", trace_.program}});
         if (!d.options().quiet) std::printf("Dry run: no file was opened.\n");
     });
@@ -195,8 +197,10 @@ KernelPlan Replay::plan(Driver& d) {
         const int index = static_cast<int>(i);
         const std::string path = replay_file_name(opt_.dir, f.name, index, d.extension());
         replayed_.emplace_back(f.name, path + (!f.written() ? " (only read: written first)" : ""));
-        if (recorded()) recorded_file(d, index, path, g);
-        else plan_file(d, f, index, path, !f.written(), g);
+        if (recorded())
+            recorded_file(d, index, path, g);
+        else
+            plan_file(d, f, index, path, !f.written(), g);
     }
     p.groups.push_back(std::move(g));
     return p;
@@ -323,8 +327,10 @@ void Replay::report(Driver& d, const std::vector<StepOutcome>&, const std::vecto
         t.line("Verification", c.verify ? (d.mismatches() ? "FAILED" : "passed") : "off");
         t.print();
     }
-    d.result().params().update({{"trace", opt_.trace}, {"captured_ranks", trace_.nranks},
-                                {"captured_program", trace_.program}, {"replay_reads", opt_.reads},
+    d.result().params().update({{"trace", opt_.trace},
+                                {"captured_ranks", trace_.nranks},
+                                {"captured_program", trace_.program},
+                                {"replay_reads", opt_.reads},
                                 {"calls", opt_.calls}});
     if (!darshan_.empty()) {
         nlohmann::json dj = darshan_;
@@ -337,5 +343,6 @@ void Replay::report(Driver& d, const std::vector<StepOutcome>&, const std::vecto
 }  // namespace
 }  // namespace iok::replay
 
-IOK_REGISTER_KERNEL(replay, "replay", "replays an MPI-IO trace captured with libiok_capture.so (any MPI program) on any backend",
+IOK_REGISTER_KERNEL(replay, "replay",
+                    "replays an MPI-IO trace captured with libiok_capture.so (any MPI program) on any backend",
                     iok::replay::Replay)

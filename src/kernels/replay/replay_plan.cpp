@@ -109,7 +109,8 @@ std::uint64_t replay_pattern_seed(int index) { return static_cast<std::uint64_t>
 
 std::string replay_file_name(const std::string& dir, const std::string& captured, int index,
                              const std::string& extension) {
-    std::string base = captured.substr(captured.find_last_of('/') == std::string::npos ? 0 : captured.find_last_of('/') + 1);
+    std::string base =
+        captured.substr(captured.find_last_of('/') == std::string::npos ? 0 : captured.find_last_of('/') + 1);
     const auto dot = base.find_last_of('.');
     if (dot != std::string::npos && dot > 0) base = base.substr(0, dot);
     if (base.empty()) base = "file";

@@ -20,7 +20,9 @@ namespace {
 // open elsewhere may come later in the replay than in the capture.
 class WrittenBefore {
 public:
-    WrittenBefore(const Trace& t, const TraceFile& f, std::vector<Run> prepared) : t_(t), prepared_(std::move(prepared)) {
+    WrittenBefore(const Trace& t, const TraceFile& f, std::vector<Run> prepared)
+        : t_(t),
+          prepared_(std::move(prepared)) {
         std::map<int, int> world_seen;  // per rank: sessions on all ranks so far
         for (const TraceSession& s : f.sessions) {
             const std::string g = s.comm_size == t.nranks && t.nranks > 1
@@ -40,9 +42,8 @@ public:
         for (const W& w : writes_) {
             if (w.t_end > t_start) continue;
             if (group_[w.s] != g && !(w.s->close >= 0 && w.s->close <= reader.open)) continue;
-            for_each_access_run(t_, w.s->rank, *w.op, [&](const std::vector<Run>& r) {
-                union_.insert(union_.end(), r.begin(), r.end());
-            });
+            for_each_access_run(t_, w.s->rank, *w.op,
+                                [&](const std::vector<Run>& r) { union_.insert(union_.end(), r.begin(), r.end()); });
         }
         union_ = normalize_runs(std::move(union_));
         return union_;
@@ -74,7 +75,9 @@ std::int64_t end_of(const std::vector<Run>& runs) {
 class ReplayData final : public CallData {
 public:
     ReplayData(const Trace& t, const TraceFile& f, int index, std::vector<Run> prepared, bool reads)
-        : t_(t), before_(t, f, std::move(prepared)), key_(pattern_key("bytes") ^ replay_pattern_seed(index)),
+        : t_(t),
+          before_(t, f, std::move(prepared)),
+          key_(pattern_key("bytes") ^ replay_pattern_seed(index)),
           reads_(reads) {}
     bool reads() const override { return reads_; }
 
@@ -89,7 +92,8 @@ public:
             auto it = std::upper_bound(expect.begin(), expect.end(), r.offset,
                                        [](std::int64_t v, const Run& x) { return v < x.offset + x.length; });
             for (; it != expect.end() && it->offset < r.offset + r.length; ++it) {
-                const std::int64_t lo = std::max(r.offset, it->offset), hi = std::min(r.offset + r.length, it->offset + it->length);
+                const std::int64_t lo = std::max(r.offset, it->offset),
+                                   hi = std::min(r.offset + r.length, it->offset + it->length);
                 for (std::int64_t x = lo; x < hi; ++x) {
                     const std::size_t i = static_cast<std::size_t>(pos + (x - r.offset));
                     if (got[i] == want[i]) continue;
@@ -108,12 +112,13 @@ public:
 private:
     // The pattern of the file bytes access `a` touches, in data order; returns those bytes' runs.
     const std::vector<Run>& pattern_of(const CallAccess& a, std::vector<std::int8_t>& data) {
-        const TraceShape& shape = t_.shapes[static_cast<std::size_t>(a.session->rank)][static_cast<std::size_t>(a.op->shape)];
+        const TraceShape& shape =
+            t_.shapes[static_cast<std::size_t>(a.session->rank)][static_cast<std::size_t>(a.op->shape)];
         runs_.clear();
         map_view_bytes(shape, a.disp, a.voff, a.op->bytes, runs_);
         if (a.op->bytes > 0)
-            pattern_fill(DType::Byte, data.data(), Selection::from_runs({static_cast<std::uint64_t>(end_of(runs_))}, runs_),
-                         key_, 0);
+            pattern_fill(DType::Byte, data.data(),
+                         Selection::from_runs({static_cast<std::uint64_t>(end_of(runs_))}, runs_), key_, 0);
         return runs_;
     }
 
@@ -126,7 +131,8 @@ private:
 
 }  // namespace
 
-std::string recorded_refusal(const Trace& t, int nranks, const std::vector<std::size_t>& selected, const std::string& source) {
+std::string recorded_refusal(const Trace& t, int nranks, const std::vector<std::size_t>& selected,
+                             const std::string& source) {
     if (t.version < 2)
         return "trace " + source + " is format version " + std::to_string(t.version) +
                ", which does not record where the application called MPI_File_set_view: re-capture it with this "
@@ -140,7 +146,8 @@ std::string recorded_refusal(const Trace& t, int nranks, const std::vector<std::
         for (const TraceSession& s : f.sessions) {
             if (s.comm_size != 1 && s.comm_size != t.nranks)
                 return "captured file " + f.name + " was opened on a communicator of " + std::to_string(s.comm_size) +
-                       " of the " + std::to_string(t.nranks) + " ranks, which --calls recorded does not rebuild (it "
+                       " of the " + std::to_string(t.nranks) +
+                       " ranks, which --calls recorded does not rebuild (it "
                        "opens on all ranks or on one): select other files with --file, or use --calls plan";
             if (s.comm_size == t.nranks && s.comm_rank != s.rank)
                 return "captured file " + f.name + " was opened on a communicator that reorders the ranks (rank " +
@@ -152,16 +159,19 @@ std::string recorded_refusal(const Trace& t, int nranks, const std::vector<std::
             for (const TraceOp& op : s.ops)
                 if (op.disp + std::min<std::int64_t>(0, (op.count - 1) * op.dstep) < 0 ||
                     op.voff + std::min<std::int64_t>(0, (op.count - 1) * op.vstep) < 0)
-                    return "captured file " + f.name + ": an access series steps to a negative offset: the trace is damaged";
+                    return "captured file " + f.name +
+                           ": an access series steps to a negative offset: the trace is damaged";
         }
     }
     for (const auto& shapes : t.shapes)
         for (const TraceShape& sh : shapes) {
             if (sh.runs.size() > static_cast<std::size_t>(INT_MAX))
-                return "a filetype of " + std::to_string(sh.runs.size()) + " runs is too large to rebuild: use --calls plan";
+                return "a filetype of " + std::to_string(sh.runs.size()) +
+                       " runs is too large to rebuild: use --calls plan";
             for (const Run& r : sh.runs)
                 if (r.length > INT_MAX)
-                    return "a filetype run of " + std::to_string(r.length) + " bytes is too large to rebuild: use --calls plan";
+                    return "a filetype run of " + std::to_string(r.length) +
+                           " bytes is too large to rebuild: use --calls plan";
         }
     return "";
 }

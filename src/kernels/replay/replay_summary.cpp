@@ -15,7 +15,10 @@ std::string bucket_label(int b) {
     const auto unit = [](std::int64_t v) {
         const char* u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
         int i = 0;
-        while (v >= 1024 && i < 4) { v /= 1024; ++i; }
+        while (v >= 1024 && i < 4) {
+            v /= 1024;
+            ++i;
+        }
         return std::to_string(v) + " " + u[i];
     };
     if (b < 0) return "0 B";
@@ -54,9 +57,11 @@ struct Side {  // one direction (write or read) of one file
         j["memory_contiguous_share"] = share(requests - mem_noncontig);
         j["file_contiguous_share"] = share(file_contig);
         j["calls"] = {{"explicit_offset", explicit_}, {"individual_pointer", individual}, {"shared_pointer", shared},
-                      {"ordered", ordered}, {"nonblocking", nonblocking}, {"split_collective", split}};
+                      {"ordered", ordered},           {"nonblocking", nonblocking},       {"split_collective", split}};
         json h = json::array();
-        for (const auto& [b, n] : hist) h.push_back({{"bucket", bucket_label(b)}, {"min_bytes", b < 0 ? 0 : std::int64_t{1} << b}, {"requests", n}});
+        for (const auto& [b, n] : hist)
+            h.push_back(
+                {{"bucket", bucket_label(b)}, {"min_bytes", b < 0 ? 0 : std::int64_t{1} << b}, {"requests", n}});
         j["size_histogram"] = h;
         std::int64_t active = 0;
         for (const auto& [rk, t] : ranks) active += t.requests > 0;
@@ -112,10 +117,14 @@ json summarize_trace(const Trace& t) {
                 d.hist[bucket_of(op.bytes)] += op.count;
                 if (op.flags & kCollective) d.collective += op.count;
                 if (op.flags & kMemNoncontig) d.mem_noncontig += op.count;
-                if (op.flags & kOrdered) d.ordered += op.count;
-                else if (op.flags & kShared) d.shared += op.count;
-                else if (op.flags & kExplicit) d.explicit_ += op.count;
-                else d.individual += op.count;
+                if (op.flags & kOrdered)
+                    d.ordered += op.count;
+                else if (op.flags & kShared)
+                    d.shared += op.count;
+                else if (op.flags & kExplicit)
+                    d.explicit_ += op.count;
+                else
+                    d.individual += op.count;
                 if (op.flags & kNonblocking) d.nonblocking += op.count;
                 if (op.flags & kSplit) d.split += op.count;
                 for_each_access_run(t, s.rank, op, [&](const std::vector<Run>& runs) {
@@ -136,8 +145,11 @@ json summarize_trace(const Trace& t) {
         j["read"] = r.to_json();
         files.push_back(j);
     }
-    return {{"schema", "iokernels-trace-summary/1"}, {"nranks", t.nranks}, {"program", t.program},
-            {"mpi", t.mpi}, {"files", files}};
+    return {{"schema", "iokernels-trace-summary/1"},
+            {"nranks", t.nranks},
+            {"program", t.program},
+            {"mpi", t.mpi},
+            {"files", files}};
 }
 
 void print_summary(const json& s, const std::string& source) {
@@ -149,11 +161,14 @@ void print_summary(const json& s, const std::string& source) {
     for (const json& f : s["files"]) {
         rep.section("File " + f["file"].get<std::string>());
         std::string sizes;
-        for (const auto& n : f["communicator_sizes"]) sizes += (sizes.empty() ? "" : ", ") + std::to_string(n.get<int>());
-        rep.line("Opens (rank sessions)", std::to_string(f["opens"].get<std::int64_t>()) + " on communicators of " + sizes + " rank(s)");
+        for (const auto& n : f["communicator_sizes"])
+            sizes += (sizes.empty() ? "" : ", ") + std::to_string(n.get<int>());
+        rep.line("Opens (rank sessions)",
+                 std::to_string(f["opens"].get<std::int64_t>()) + " on communicators of " + sizes + " rank(s)");
         rep.count("set_view calls", f["set_views"].get<std::uint64_t>());
         if (f["unknown_views"].get<std::int64_t>() > 0)
-            rep.line("Views not flattened", std::to_string(f["unknown_views"].get<std::int64_t>()) + " (treated as contiguous)");
+            rep.line("Views not flattened",
+                     std::to_string(f["unknown_views"].get<std::int64_t>()) + " (treated as contiguous)");
         std::string hints;
         for (auto it = f["hints"].begin(); it != f["hints"].end(); ++it)
             hints += (hints.empty() ? "" : " ") + it.key() + "=" + it.value().get<std::string>();
@@ -174,15 +189,18 @@ void print_summary(const json& s, const std::string& source) {
                                           format_bytes(d["bytes"].get<double>()) + ")");
             rep.line(W + " collective share", pct(d["collective_share"].get<double>()));
             rep.line(W + " contiguous in file", pct(d["file_contiguous_share"].get<double>()) + " of requests; " +
-                                                    with_commas(d["file_runs"].get<std::uint64_t>()) + " file runs in all");
+                                                    with_commas(d["file_runs"].get<std::uint64_t>()) +
+                                                    " file runs in all");
             rep.line(W + " contiguous in memory", pct(d["memory_contiguous_share"].get<double>()));
             std::string calls;
             for (auto it = d["calls"].begin(); it != d["calls"].end(); ++it)
                 if (it.value().get<std::int64_t>() > 0)
-                    calls += (calls.empty() ? "" : ", ") + it.key() + " " + with_commas(it.value().get<std::uint64_t>());
+                    calls +=
+                        (calls.empty() ? "" : ", ") + it.key() + " " + with_commas(it.value().get<std::uint64_t>());
             rep.line(W + " call flavours", calls);
             for (const json& h : d["size_histogram"])
-                rep.line(W + " sizes " + h["bucket"].get<std::string>(), with_commas(h["requests"].get<std::uint64_t>()));
+                rep.line(W + " sizes " + h["bucket"].get<std::string>(),
+                         with_commas(h["requests"].get<std::uint64_t>()));
             const json& pr = d["per_rank"];
             const auto mmm = [&](const char* k, bool bytes) {
                 const json& x = pr[k];
@@ -198,8 +216,8 @@ void print_summary(const json& s, const std::string& source) {
             std::snprintf(busy, sizeof busy, "max %.6f s, min %.6f s", pr["busy_seconds"]["max"].get<double>(),
                           pr["busy_seconds"]["min"].get<double>());
             rep.line(W + " time in calls per rank", busy);
-            rep.line(W + " active ranks", std::to_string(pr["active_ranks"].get<int>()) + " of " +
-                                              std::to_string(s["nranks"].get<int>()));
+            rep.line(W + " active ranks",
+                     std::to_string(pr["active_ranks"].get<int>()) + " of " + std::to_string(s["nranks"].get<int>()));
         }
     }
     rep.print();

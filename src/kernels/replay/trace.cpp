@@ -55,10 +55,11 @@ Trace parse_trace_document(const std::string& text, const std::string& source) {
     } catch (const json::parse_error& e) {
         const bool truncated = e.byte >= text.size();
         if (text.empty()) throw Error("trace " + source + " is empty", r.hint);
-        throw Error("trace " + source + (truncated ? " is truncated" : " is not valid JSON") + " (at byte " +
-                        std::to_string(e.byte) + " of " + std::to_string(text.size()) + ")",
-                    truncated ? "the capture did not finish (the job ended before MPI_Finalize, or the file was cut): " + r.hint
-                              : r.hint);
+        throw Error(
+            "trace " + source + (truncated ? " is truncated" : " is not valid JSON") + " (at byte " +
+                std::to_string(e.byte) + " of " + std::to_string(text.size()) + ")",
+            truncated ? "the capture did not finish (the job ended before MPI_Finalize, or the file was cut): " + r.hint
+                      : r.hint);
     }
     if (!doc.is_object() || doc.value("format", std::string()) != "iokernels-trace")
         throw Error(source + " is not an iokernels trace (no \"format\": \"iokernels-trace\")",
@@ -165,7 +166,8 @@ Trace parse_trace_document(const std::string& text, const std::string& source) {
             if (fresh) {
                 t.files.push_back({name.get<std::string>(), {}});
                 first_open.push_back({s.open, it->second});
-            } else if (s.open < first_open[it->second].first) first_open[it->second].first = s.open;
+            } else if (s.open < first_open[it->second].first)
+                first_open[it->second].first = s.open;
             t.files[it->second].sessions.push_back(std::move(s));
         }
     }
@@ -196,8 +198,10 @@ std::vector<Run> normalize_runs(std::vector<Run> runs) {
     for (const Run& x : runs) {
         if (x.length <= 0) continue;
         if (!out.empty() && x.offset <= out.back().offset + out.back().length)
-            out.back().length = std::max(out.back().offset + out.back().length, x.offset + x.length) - out.back().offset;
-        else out.push_back(x);
+            out.back().length =
+                std::max(out.back().offset + out.back().length, x.offset + x.length) - out.back().offset;
+        else
+            out.push_back(x);
     }
     return out;
 }
@@ -209,8 +213,10 @@ std::vector<Run> intersect_runs(const std::vector<Run>& a, const std::vector<Run
         const std::int64_t lo = std::max(a[i].offset, b[j].offset);
         const std::int64_t hi = std::min(a[i].offset + a[i].length, b[j].offset + b[j].length);
         if (lo < hi) out.push_back({lo, hi - lo});
-        if (a[i].offset + a[i].length < b[j].offset + b[j].length) ++i;
-        else ++j;
+        if (a[i].offset + a[i].length < b[j].offset + b[j].length)
+            ++i;
+        else
+            ++j;
     }
     return out;
 }

@@ -36,13 +36,13 @@ void validate(const Grid& g, int nprocs) {
                             ") is not divisible by the number of processes along " + a.axis + " (" +
                             std::to_string(a.np) + ")",
                         "S3D gives every process an equal block: choose sizes that are multiples of "
-                        "the process grid " + procs_text(g));
+                        "the process grid " +
+                            procs_text(g));
     if (static_cast<long long>(g.npx) * g.npy * g.npz != nprocs)
         throw Error("process grid " + procs_text(g) + " = " +
-                        std::to_string(static_cast<long long>(g.npx) * g.npy * g.npz) +
-                        " processes, but the job has " + std::to_string(nprocs),
-                    "launch with mpiexec -n " +
-                        std::to_string(static_cast<long long>(g.npx) * g.npy * g.npz) +
+                        std::to_string(static_cast<long long>(g.npx) * g.npy * g.npz) + " processes, but the job has " +
+                        std::to_string(nprocs),
+                    "launch with mpiexec -n " + std::to_string(static_cast<long long>(g.npx) * g.npy * g.npz) +
                         " or change the process grid so that npx*npy*npz = " + std::to_string(nprocs));
 }
 

@@ -11,8 +11,7 @@ struct Grid {
     int npx = 0, npy = 0, npz = 0;              // process grid
 
     std::uint64_t points() const {
-        return static_cast<std::uint64_t>(nx_g) * static_cast<std::uint64_t>(ny_g) *
-               static_cast<std::uint64_t>(nz_g);
+        return static_cast<std::uint64_t>(nx_g) * static_cast<std::uint64_t>(ny_g) * static_cast<std::uint64_t>(nz_g);
     }
     int processes() const { return npx * npy * npz; }
 };

@@ -17,10 +17,10 @@ void dry_run(Driver& d, const Options& opt, const Grid& grid) {
         if (talk) {
             TextReport t;
             t.section("iokernels s3d: dry run");
-            t.line("Global grid X x Y x Z", std::to_string(grid.nx_g) + " x " + std::to_string(grid.ny_g) + " x " +
-                                                std::to_string(grid.nz_g));
-            t.line("Process grid X x Y x Z", std::to_string(grid.npx) + " x " + std::to_string(grid.npy) + " x " +
-                                                 std::to_string(grid.npz));
+            t.line("Global grid X x Y x Z",
+                   std::to_string(grid.nx_g) + " x " + std::to_string(grid.ny_g) + " x " + std::to_string(grid.nz_g));
+            t.line("Process grid X x Y x Z",
+                   std::to_string(grid.npx) + " x " + std::to_string(grid.npy) + " x " + std::to_string(grid.npz));
             t.line("I/O stack", d.stack_label());
             t.line("Method", opt.method);
             t.count("Checkpoints", static_cast<std::uint64_t>(opt.checkpoints));

@@ -19,8 +19,9 @@
 namespace iok::s3d {
 namespace {
 
-const char* const kMismatchHint = "the file does not hold what an s3d run with this grid writes: was it modified, "
-                                  "or written with other --grid/--local options?";
+const char* const kMismatchHint =
+    "the file does not hold what an s3d run with this grid writes: was it modified, "
+    "or written with other --grid/--local options?";
 
 class S3d final : public Kernel {
 public:
@@ -67,7 +68,8 @@ public:
         totals_.add(o.out.metrics);
         reports_.push_back(o.out.text);
         if (role == "checkpoint" && d.options().verbose)
-            std::fprintf(stderr, "  checkpoint %d written: %s\n", o.step->tags.value("checkpoint", 0), o.step->path.c_str());
+            std::fprintf(stderr, "  checkpoint %d written: %s\n", o.step->tags.value("checkpoint", 0),
+                         o.step->path.c_str());
     }
     void report(Driver& d, const std::vector<StepOutcome>&, const std::vector<GroupOutcome>&) override {
         if (d.rank() != 0) return;
@@ -101,7 +103,11 @@ KernelPlan S3d::plan(Driver& d) {
         restart_.read = exists_on_rank0(d.comm(), paths[0]);
         if (restart_.read) {
             restart_.text = "True (read and verified " + paths[0] + ")";
-            Step r{StepKind::Read, share(checkpoint_plan(grid_, d.rank(), 0)), paths[0], PathUse::Input, {{"role", "restart"}}};
+            Step r{StepKind::Read,
+                   share(checkpoint_plan(grid_, d.rank(), 0)),
+                   paths[0],
+                   PathUse::Input,
+                   {{"role", "restart"}}};
             r.check = [path = paths[0]](const FileOutcome& out) {
                 if (out.mismatches)
                     throw Error("restart file " + path + " failed verification: " + std::to_string(out.mismatches) +
@@ -116,7 +122,9 @@ KernelPlan S3d::plan(Driver& d) {
         }
     }
     for (int k = 0; k < opt_.checkpoints; ++k)
-        g.steps.push_back({StepKind::Write, share(checkpoint_plan(grid_, d.rank(), k)), paths[static_cast<std::size_t>(k)],
+        g.steps.push_back({StepKind::Write,
+                           share(checkpoint_plan(grid_, d.rank(), k)),
+                           paths[static_cast<std::size_t>(k)],
                            k == 0 && restart_.read ? PathUse::Replaced : PathUse::Output,
                            {{"role", "checkpoint"}, {"checkpoint", k}}});
     // Read-back of every checkpoint, not part of the reference's figures.
@@ -129,8 +137,10 @@ KernelPlan S3d::plan(Driver& d) {
     if (d.options().verify)
         for (int k = 0; k < opt_.checkpoints; ++k) {
             FilePlan written = checkpoint_plan(grid_, d.rank(), k);
-            g.steps.push_back({StepKind::Read, share(by_file ? contiguous_readback_plan(written, d.rank(), d.size()) : written),
-                               paths[static_cast<std::size_t>(k)], PathUse::Written,
+            g.steps.push_back({StepKind::Read,
+                               share(by_file ? contiguous_readback_plan(written, d.rank(), d.size()) : written),
+                               paths[static_cast<std::size_t>(k)],
+                               PathUse::Written,
                                {{"role", "verify"}, {"checkpoint", k}}});
         }
     p.groups.push_back(std::move(g));

@@ -40,26 +40,35 @@ bool parse_logical(const std::string& text, const std::string& what) {
 void Options::add_to(CLI::App& app) {
     app.add_option("reference", reference_args,
                    std::string("the S3D-IO reference's arguments: ") + kReferenceUsage +
-                       " (method 1 = nonblocking, else blocking; restart T/F); implies --keep --overwrite, as the reference keeps and clobbers its files");
+                       " (method 1 = nonblocking, else blocking; restart T/F); implies --keep --overwrite, as the "
+                       "reference keeps and clobbers its files");
     auto* g = app.add_option("--grid", grid, "global grid NX,NY,NZ (default: --local times --procs)")
-                  ->delimiter(',')->expected(3);
+                  ->delimiter(',')
+                  ->expected(3);
     app.add_option("--local", local, "grid points per process NX,NY,NZ, when --grid is not given (weak scaling)")
-        ->delimiter(',')->expected(3)->capture_default_str()->excludes(g);
+        ->delimiter(',')
+        ->expected(3)
+        ->capture_default_str()
+        ->excludes(g);
     app.add_option("--procs", procs, "process grid NPX,NPY,NPZ (default: MPI_Dims_create over the ranks)")
-        ->delimiter(',')->expected(3);
+        ->delimiter(',')
+        ->expected(3);
     app.add_option("--method", method,
                    "blocking (collective puts, one per array) or nonblocking (4 posted puts, one wait); "
                    "selects the PnetCDF api parameter")
-        ->capture_default_str()->check(CLI::IsMember({"blocking", "nonblocking"}));
+        ->capture_default_str()
+        ->check(CLI::IsMember({"blocking", "nonblocking"}));
     app.add_flag("--restart", restart,
                  "first read and verify checkpoint 0 of a previous run in the directory, "
                  "as the reference's restart (skipped with a note if absent)")
         ->capture_default_str();
     app.add_option("-o,--dir", dir, "output directory of the checkpoint files (must exist)")->capture_default_str();
     app.add_option("-c,--checkpoints", checkpoints, "number of checkpoints (one new file each)")
-        ->capture_default_str()->check(CLI::PositiveNumber);
-    app.add_option("--ranks", ranks, "ranks the dry run imagines (0: the number of MPI processes); "
-                                     "with --procs, their product")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    app.add_option("--ranks", ranks,
+                   "ranks the dry run imagines (0: the number of MPI processes); "
+                   "with --procs, their product")
         ->capture_default_str()
         ->check(CLI::NonNegativeNumber);
 }
@@ -73,9 +82,9 @@ Grid Options::resolve(int nprocs) {
     Grid g;
     if (reference_form()) {
         if (reference_args.size() != 9)
-            throw Error("the reference form takes exactly 9 arguments, got " +
-                            std::to_string(reference_args.size()),
-                        std::string("usage: iokernels s3d ") + kReferenceUsage + "  (or use the named options, see --help)");
+            throw Error(
+                "the reference form takes exactly 9 arguments, got " + std::to_string(reference_args.size()),
+                std::string("usage: iokernels s3d ") + kReferenceUsage + "  (or use the named options, see --help)");
         if (!grid.empty() || !procs.empty())
             throw Error("give either the 9 reference arguments or --grid/--procs, not both");
         const char* names[] = {"nx_g", "ny_g", "nz_g", "npx", "npy", "npz"};

@@ -14,16 +14,16 @@
 namespace iok::s3d {
 
 struct Options {
-    std::vector<std::string> reference_args;  // the 9 positional arguments, if given
-    std::vector<std::int64_t> grid;           // --grid NX,NY,NZ (global)
+    std::vector<std::string> reference_args;         // the 9 positional arguments, if given
+    std::vector<std::int64_t> grid;                  // --grid NX,NY,NZ (global)
     std::vector<std::int64_t> local = {50, 50, 50};  // --local NX,NY,NZ (per process, weak scaling)
-    std::vector<int> procs;                   // --procs NPX,NPY,NPZ (default: MPI_Dims_create)
-    std::string method = "nonblocking";       // --method blocking|nonblocking
-    bool restart = false;                     // --restart
-    std::string dir = ".";                    // -o/--dir
-    int checkpoints = 5;                      // -c/--checkpoints
-    bool dry_run = false;                     // --dry-run: plan only, on one process
-    int ranks = 0;                            // --ranks: ranks of the dry run (0: the MPI size)
+    std::vector<int> procs;                          // --procs NPX,NPY,NPZ (default: MPI_Dims_create)
+    std::string method = "nonblocking";              // --method blocking|nonblocking
+    bool restart = false;                            // --restart
+    std::string dir = ".";                           // -o/--dir
+    int checkpoints = 5;                             // -c/--checkpoints
+    bool dry_run = false;                            // --dry-run: plan only, on one process
+    int ranks = 0;                                   // --ranks: ranks of the dry run (0: the MPI size)
 
     void add_to(CLI::App& app);
     // Applies the reference form (if given) and fills in defaults; throws

@@ -11,10 +11,10 @@
 
 namespace iok::s3d {
 
-constexpr int kSpecies = 11;     // nsc: chemical species (mass fractions)
-constexpr int kComponents = 3;   // three: velocity components
+constexpr int kSpecies = 11;                     // nsc: chemical species (mass fractions)
+constexpr int kComponents = 3;                   // three: velocity components
 constexpr double kTimeStep = 0.076988811077757;  // the reference's tstep
-constexpr double kTimeSave = 100000.0;            // the reference's time_save
+constexpr double kTimeSave = 100000.0;           // the reference's time_save
 // Bytes of all four arrays per grid point: (11 + 3 + 1 + 1) doubles.
 constexpr std::uint64_t kBytesPerPoint = (kSpecies + kComponents + 1 + 1) * sizeof(double);
 

@@ -23,14 +23,13 @@ void Totals::add(const FileMetrics& f) {
 
 nlohmann::json Totals::to_json() const {
     const auto bw = [](double bytes, double s) { return s > 0 ? bytes / MiB / s : 0.0; };
-    return {{"seconds", {{"open", open_s}, {"write", write_s}, {"read", read_s}, {"close", close_s},
-                         {"total", total_s()}}},
-            {"bytes", {{"write", write_bytes}, {"read", read_bytes}, {"total", total_bytes()},
-                       {"on_disk", bytes_on_disk}}},
-            {"calls_per_process", {{"write", write_calls}, {"read", read_calls}}},
-            {"bandwidth_mib_s", {{"write", bw(write_bytes, write_s)}, {"read", bw(read_bytes, read_s)},
-                                 {"io", bw(total_bytes(), total_s())}}},
-            {"files_written", files_written}};
+    return {
+        {"seconds", {{"open", open_s}, {"write", write_s}, {"read", read_s}, {"close", close_s}, {"total", total_s()}}},
+        {"bytes", {{"write", write_bytes}, {"read", read_bytes}, {"total", total_bytes()}, {"on_disk", bytes_on_disk}}},
+        {"calls_per_process", {{"write", write_calls}, {"read", read_calls}}},
+        {"bandwidth_mib_s",
+         {{"write", bw(write_bytes, write_s)}, {"read", bw(read_bytes, read_s)}, {"io", bw(total_bytes(), total_s())}}},
+        {"files_written", files_written}};
 }
 
 void print_s3d_report(const ReportContext& ctx, const Grid& grid, const Block& blk, int checkpoints,
@@ -38,20 +37,23 @@ void print_s3d_report(const ReportContext& ctx, const Grid& grid, const Block& b
     TextReport t;
     t.section("S3D-IO checkpoint kernel");
     t.line("I/O library", ctx.stack + " / " + ctx.library);
-    t.line("I/O method", ctx.method + (!ctx.pnetcdf_api.empty()
-                                           ? " APIs (pnetcdf api=" + ctx.pnetcdf_api + ")"
-                                           : " requested (applies to pnetcdf only; " + ctx.stack + " uses its own put/flush)"));
+    t.line("I/O method", ctx.method + (!ctx.pnetcdf_api.empty() ? " APIs (pnetcdf api=" + ctx.pnetcdf_api + ")"
+                                                                : " requested (applies to pnetcdf only; " + ctx.stack +
+                                                                      " uses its own put/flush)"));
     t.line("Run with restart", ctx.restart_note);
     t.count("No. MPI processes", static_cast<std::uint64_t>(ctx.nprocs));
-    t.line("Process grid", std::to_string(grid.npx) + " x " + std::to_string(grid.npy) + " x " + std::to_string(grid.npz));
-    t.line("Global array size", std::to_string(grid.nx_g) + " x " + std::to_string(grid.ny_g) + " x " +
-                                    std::to_string(grid.nz_g));
-    t.line("Local array size", std::to_string(blk.nx) + " x " + std::to_string(blk.ny) + " x " + std::to_string(blk.nz));
+    t.line("Process grid",
+           std::to_string(grid.npx) + " x " + std::to_string(grid.npy) + " x " + std::to_string(grid.npz));
+    t.line("Global array size",
+           std::to_string(grid.nx_g) + " x " + std::to_string(grid.ny_g) + " x " + std::to_string(grid.nz_g));
+    t.line("Local array size",
+           std::to_string(blk.nx) + " x " + std::to_string(blk.ny) + " x " + std::to_string(blk.nz));
     t.count("Checkpoints", static_cast<std::uint64_t>(checkpoints));
     t.line("Output file path", dir);
     t.line("File striping count", ctx.striping_factor);
     t.line("File striping size", ctx.striping_unit + " bytes");
-    t.line("Bytes on disk", with_commas(totals.bytes_on_disk) + " in " + std::to_string(totals.files_written) + " files");
+    t.line("Bytes on disk",
+           with_commas(totals.bytes_on_disk) + " in " + std::to_string(totals.files_written) + " files");
     t.line("Verification", ctx.verify_note);
     t.section("S3D-IO figures (time: slowest rank per phase, summed)");
     t.line("Time for open", totals.open_s, "sec");

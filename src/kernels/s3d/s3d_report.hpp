@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/report.hpp"
-#include "runner/file_metrics.hpp"
 #include "kernels/s3d/s3d_decomp.hpp"
+#include "runner/file_metrics.hpp"
 
 namespace iok::s3d {
 

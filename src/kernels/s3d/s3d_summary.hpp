@@ -13,8 +13,8 @@
 namespace iok::s3d {
 
 struct RestartNote {
-    bool read = false;            // checkpoint 0 of a previous run was read and verified
-    std::string text = "False";   // the report's "restart" line
+    bool read = false;           // checkpoint 0 of a previous run was read and verified
+    std::string text = "False";  // the report's "restart" line
 };
 
 // The verification verdict comes from the driver's mismatch count.

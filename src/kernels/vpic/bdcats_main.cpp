@@ -88,18 +88,22 @@ KernelPlan Bdcats::plan(Driver& d) {
                             "), not " + std::to_string(d.size()),
                         "run bdcats with " + std::to_string(writers_) + " ranks");
         geometry_ = fpp ? own_file_geometry(cfg, writers_, d.rank()) : make_geometry(cfg, writers_);
-        plan = particle_plan(cfg, geometry_,
-                             fpp ? read_selection(geometry_, cfg, 0, 1) : read_selection(geometry_, cfg, d.rank(), d.size()));
+        plan = particle_plan(
+            cfg, geometry_,
+            fpp ? read_selection(geometry_, cfg, 0, 1) : read_selection(geometry_, cfg, d.rank(), d.size()));
     });
     steps_.emplace(TimeSteps{cfg, !d.options().quiet && d.rank() == 0, "read"});
     KernelPlan p;
     p.shrink_hint = "DIM_1 x DIM_2 x DIM_3 (particles per rank)";
-    p.mismatch_hint = "the file does not hold what `iokernels vpic` writes with this configuration: was it modified, "
-                      "or written with another configuration or rank count (--writers)?";
+    p.mismatch_hint =
+        "the file does not hold what `iokernels vpic` writes with this configuration: was it modified, "
+        "or written with another configuration or rank count (--writers)?";
     p.runner_progress = d.options().verbose;
-    p.groups.push_back(steps_->group({StepKind::Read, share(std::move(plan)),
+    p.groups.push_back(steps_->group({StepKind::Read,
+                                      share(std::move(plan)),
                                       fpp ? insert_suffix(cli_.path, std::to_string(d.rank())) : cli_.path,
-                                      PathUse::Input, {{"role", "particles"}}},
+                                      PathUse::Input,
+                                      {{"role", "particles"}}},
                                      fpp));
     return p;
 }
@@ -107,5 +111,6 @@ KernelPlan Bdcats::plan(Driver& d) {
 }  // namespace
 }  // namespace iok::vpic
 
-IOK_REGISTER_KERNEL(bdcats, "bdcats", "BDCATS-IO particle read (h5bench_read): FULL/PARTIAL/STRIDED/LDC/RDC/PRL/CS, verified",
+IOK_REGISTER_KERNEL(bdcats, "bdcats",
+                    "BDCATS-IO particle read (h5bench_read): FULL/PARTIAL/STRIDED/LDC/RDC/PRL/CS, verified",
                     iok::vpic::Bdcats)

@@ -30,8 +30,7 @@ std::string lower(std::string s) {
 }
 
 // Splits "16 M" / "16M" / "5000us" into number and unit text.
-void split_number(const std::string& text, const std::string& what, double& number, std::string& unit,
-                  bool integer) {
+void split_number(const std::string& text, const std::string& what, double& number, std::string& unit, bool integer) {
     const std::string t = trim(text);
     std::size_t i = 0;
     while (i < t.size() && (std::isdigit(static_cast<unsigned char>(t[i])) ||
@@ -51,14 +50,46 @@ void split_number(const std::string& text, const std::string& what, double& numb
     unit = trim(t.substr(i));
 }
 
-const std::vector<std::string> kKeys = {
-    "MEM_PATTERN", "FILE_PATTERN", "TIMESTEPS", "EMULATED_COMPUTE_TIME_PER_TIMESTEP", "NUM_DIMS", "DIM_1",
-    "DIM_2", "DIM_3", "BLOCK_SIZE", "BLOCK_SIZE_2", "STRIDE_SIZE", "STRIDE_SIZE_2", "BLOCK_CNT",
-    "COLLECTIVE_DATA", "COLLECTIVE_METADATA", "COMPRESS", "CHUNK_DIM_1", "CHUNK_DIM_2", "CHUNK_DIM_3",
-    "COMPRESS_LEVEL", "MODE", "IO_MEM_LIMIT", "DELAYED_CLOSE_TIMESTEPS", "SUBFILING", "FILE_PER_PROC",
-    "ALIGN", "ALIGN_THRESHOLD", "ALIGN_LEN", "CSV_FILE", "ENV_METADATA_FILE", "STDEV_DIM_1", "SEED",
-    "READ_OPTION", "TO_READ_NUM_PARTICLES", "IO_OPERATION", "UNLIMITED", "NUM_PARTICLES", "BLOCK_SIZE_3",
-    "STRIDE_SIZE_3", "DATA_SEED"};
+const std::vector<std::string> kKeys = {"MEM_PATTERN",
+                                        "FILE_PATTERN",
+                                        "TIMESTEPS",
+                                        "EMULATED_COMPUTE_TIME_PER_TIMESTEP",
+                                        "NUM_DIMS",
+                                        "DIM_1",
+                                        "DIM_2",
+                                        "DIM_3",
+                                        "BLOCK_SIZE",
+                                        "BLOCK_SIZE_2",
+                                        "STRIDE_SIZE",
+                                        "STRIDE_SIZE_2",
+                                        "BLOCK_CNT",
+                                        "COLLECTIVE_DATA",
+                                        "COLLECTIVE_METADATA",
+                                        "COMPRESS",
+                                        "CHUNK_DIM_1",
+                                        "CHUNK_DIM_2",
+                                        "CHUNK_DIM_3",
+                                        "COMPRESS_LEVEL",
+                                        "MODE",
+                                        "IO_MEM_LIMIT",
+                                        "DELAYED_CLOSE_TIMESTEPS",
+                                        "SUBFILING",
+                                        "FILE_PER_PROC",
+                                        "ALIGN",
+                                        "ALIGN_THRESHOLD",
+                                        "ALIGN_LEN",
+                                        "CSV_FILE",
+                                        "ENV_METADATA_FILE",
+                                        "STDEV_DIM_1",
+                                        "SEED",
+                                        "READ_OPTION",
+                                        "TO_READ_NUM_PARTICLES",
+                                        "IO_OPERATION",
+                                        "UNLIMITED",
+                                        "NUM_PARTICLES",
+                                        "BLOCK_SIZE_3",
+                                        "STRIDE_SIZE_3",
+                                        "DATA_SEED"};
 
 }  // namespace
 
@@ -111,11 +142,16 @@ std::uint64_t parse_count(const std::string& text, const std::string& what) {
     split_number(text, what, n, unit, true);
     const std::string u = upper(unit);
     double mult = 1;
-    if (u.empty()) mult = 1;
-    else if (u == "K" || u == "KI" || u == "KB" || u == "KIB") mult = 1024.0;
-    else if (u == "M" || u == "MI" || u == "MB" || u == "MIB") mult = 1024.0 * 1024;
-    else if (u == "G" || u == "GI" || u == "GB" || u == "GIB") mult = 1024.0 * 1024 * 1024;
-    else if (u == "T" || u == "TI" || u == "TB" || u == "TIB") mult = 1024.0 * 1024 * 1024 * 1024;
+    if (u.empty())
+        mult = 1;
+    else if (u == "K" || u == "KI" || u == "KB" || u == "KIB")
+        mult = 1024.0;
+    else if (u == "M" || u == "MI" || u == "MB" || u == "MIB")
+        mult = 1024.0 * 1024;
+    else if (u == "G" || u == "GI" || u == "GB" || u == "GIB")
+        mult = 1024.0 * 1024 * 1024;
+    else if (u == "T" || u == "TI" || u == "TB" || u == "TIB")
+        mult = 1024.0 * 1024 * 1024 * 1024;
     else
         throw Error(what + ": unknown unit '" + unit + "' in '" + text + "'",
                     "use a plain integer or one of the suffixes K, M, G, T (powers of 1024), e.g. 16M or 16 M");
@@ -176,8 +212,9 @@ void Config::set(const std::string& key_in, const std::string& value_in) {
         mem = c == "CONTIG" ? MemPattern::Contig : c == "INTERLEAVED" ? MemPattern::Interleaved : MemPattern::Strided;
     } else if (key == "FILE_PATTERN") {
         const auto c = choice({"CONTIG", "INTERLEAVED", "STRIDED"});
-        file = c == "CONTIG" ? FilePattern::Contig : c == "INTERLEAVED" ? FilePattern::Interleaved
-                                                                         : FilePattern::Strided;
+        file = c == "CONTIG"        ? FilePattern::Contig
+               : c == "INTERLEAVED" ? FilePattern::Interleaved
+                                    : FilePattern::Strided;
     } else if (key == "TIMESTEPS") {
         const auto n = positive();
         if (n > 1000000) throw Error("TIMESTEPS=" + value + " is too large (at most 1000000)");
@@ -187,7 +224,9 @@ void Config::set(const std::string& key_in, const std::string& value_in) {
         if (compute_seconds < 0) throw Error(key + " must not be negative");
     } else if (key == "NUM_DIMS") {
         const auto n = count();
-        if (n < 1 || n > 3) throw Error("NUM_DIMS must be 1, 2 or 3, not '" + value + "'", "set NUM_DIMS=1, 2 or 3 (h5bench's 1-D, 2-D or 3-D layout)");
+        if (n < 1 || n > 3)
+            throw Error("NUM_DIMS must be 1, 2 or 3, not '" + value + "'",
+                        "set NUM_DIMS=1, 2 or 3 (h5bench's 1-D, 2-D or 3-D layout)");
         num_dims = static_cast<int>(n);
     } else if (key == "DIM_1" || key == "DIM_2" || key == "DIM_3") {
         dim[key[4] - '1'] = positive();
@@ -239,15 +278,21 @@ void Config::set(const std::string& key_in, const std::string& value_in) {
         seed = count();
     } else if (key == "READ_OPTION") {
         const auto c = choice({"FULL", "PARTIAL", "STRIDED", "LDC", "RDC", "PRL", "CS"});
-        read = c == "FULL" ? ReadOption::Full : c == "PARTIAL" ? ReadOption::Partial
-             : c == "STRIDED" ? ReadOption::Strided : c == "LDC" ? ReadOption::Ldc
-             : c == "RDC" ? ReadOption::Rdc : c == "PRL" ? ReadOption::Prl : ReadOption::Cs;
+        read = c == "FULL"      ? ReadOption::Full
+               : c == "PARTIAL" ? ReadOption::Partial
+               : c == "STRIDED" ? ReadOption::Strided
+               : c == "LDC"     ? ReadOption::Ldc
+               : c == "RDC"     ? ReadOption::Rdc
+               : c == "PRL"     ? ReadOption::Prl
+                                : ReadOption::Cs;
     } else if (key == "TO_READ_NUM_PARTICLES") {
         to_read = positive();
     } else if (key == "IO_OPERATION") {
         const auto c = choice({"WRITE", "READ", "OVERWRITE", "APPEND"});
-        operation = c == "WRITE" ? IoOperation::Write : c == "READ" ? IoOperation::Read
-                  : c == "OVERWRITE" ? IoOperation::Overwrite : IoOperation::Append;
+        operation = c == "WRITE"       ? IoOperation::Write
+                    : c == "READ"      ? IoOperation::Read
+                    : c == "OVERWRITE" ? IoOperation::Overwrite
+                                       : IoOperation::Append;
         io_operation_given = true;
     } else if (key == "UNLIMITED") {
         unlimited = parse_yes_no(value, key);
@@ -304,23 +349,27 @@ void Config::validate_write() const {
     // h5bench_append extends datasets made extendable by h5bench_write_unlimited;
     // here the file's unlimited dimension is the time step (UNLIMITED=YES).
     if (operation == IoOperation::Append && !unlimited)
-        throw Error("IO_OPERATION=APPEND (h5bench's append) adds time steps along the file's unlimited dimension, "
-                    "which only UNLIMITED=YES files have",
-                    "add UNLIMITED=YES and append to a file written with UNLIMITED=YES (h5bench's write-unlimited)");
+        throw Error(
+            "IO_OPERATION=APPEND (h5bench's append) adds time steps along the file's unlimited dimension, "
+            "which only UNLIMITED=YES files have",
+            "add UNLIMITED=YES and append to a file written with UNLIMITED=YES (h5bench's write-unlimited)");
     const std::string combo = std::string("MEM_PATTERN=") + name(mem) + " FILE_PATTERN=" + name(file) +
                               " NUM_DIMS=" + std::to_string(num_dims);
     const char* supported =
         "h5bench_write's patterns: CONTIG/CONTIG (1-3 D); CONTIG/INTERLEAVED, INTERLEAVED/CONTIG, "
         "INTERLEAVED/INTERLEAVED (1-2 D); CONTIG/STRIDED (1 D)";
     bool ok = false;
-    if (mem == MemPattern::Contig && file == FilePattern::Contig) ok = true;
-    else if (mem != MemPattern::Strided && file != FilePattern::Strided) ok = num_dims <= 2;
-    else if (mem == MemPattern::Contig && file == FilePattern::Strided) ok = num_dims == 1;
+    if (mem == MemPattern::Contig && file == FilePattern::Contig)
+        ok = true;
+    else if (mem != MemPattern::Strided && file != FilePattern::Strided)
+        ok = num_dims <= 2;
+    else if (mem == MemPattern::Contig && file == FilePattern::Strided)
+        ok = num_dims == 1;
     if (!ok) throw Error(combo + " is not a supported write pattern", supported);
     for (int d = num_dims; d < 3; ++d)
         if (dim[d] != 1)
-            throw Error("DIM_" + std::to_string(d + 1) + "=" + std::to_string(dim[d]) + " with NUM_DIMS=" +
-                            std::to_string(num_dims),
+            throw Error("DIM_" + std::to_string(d + 1) + "=" + std::to_string(dim[d]) +
+                            " with NUM_DIMS=" + std::to_string(num_dims),
                         "unused dimensions must be 1 (particles per rank = DIM_1 x DIM_2 x DIM_3)");
     if (file == FilePattern::Strided) {
         if (stride < block_size)
@@ -331,18 +380,19 @@ void Config::validate_write() const {
         // blocks need only fit: the last one ends at (BLOCK_CNT-1) STRIDE + BLOCK.
         const std::uint64_t span = block_cnt == 0 ? 0 : (block_cnt - 1) * stride + block_size;
         if (block_cnt == 0 || span > particles_per_rank())
-            throw Error("FILE_PATTERN=STRIDED: BLOCK_CNT=" + std::to_string(block_cnt) + " blocks of BLOCK_SIZE=" +
-                            std::to_string(block_size) + " every STRIDE_SIZE=" + std::to_string(stride) + " span " +
-                            std::to_string(span) + " particles, more than each rank's DIM_1=" +
-                            std::to_string(particles_per_rank()),
+            throw Error("FILE_PATTERN=STRIDED: BLOCK_CNT=" + std::to_string(block_cnt) +
+                            " blocks of BLOCK_SIZE=" + std::to_string(block_size) +
+                            " every STRIDE_SIZE=" + std::to_string(stride) + " span " + std::to_string(span) +
+                            " particles, more than each rank's DIM_1=" + std::to_string(particles_per_rank()),
                         "each rank writes its blocks inside its DIM_1 particles: lower BLOCK_CNT or STRIDE_SIZE, "
                         "or raise DIM_1");
     }
     if (stdev_dim_1 > 0) {
         if (num_dims != 1 || file == FilePattern::Strided)
-            throw Error("STDEV_DIM_1 (normal distribution of particle counts) works with NUM_DIMS=1 and a "
-                        "CONTIG or INTERLEAVED file only",
-                        "drop STDEV_DIM_1 or use NUM_DIMS=1 with FILE_PATTERN=CONTIG");
+            throw Error(
+                "STDEV_DIM_1 (normal distribution of particle counts) works with NUM_DIMS=1 and a "
+                "CONTIG or INTERLEAVED file only",
+                "drop STDEV_DIM_1 or use NUM_DIMS=1 with FILE_PATTERN=CONTIG");
     }
     if (compress) {
         // A CHUNK_DIM_<d> not given is h5bench's default, 1 (see chunk_length).
@@ -360,8 +410,8 @@ void Config::validate_read() const {
                     "writing is `iokernels vpic` (h5bench_write); bdcats reads (IO_OPERATION=READ)");
     for (int d = num_dims; d < 3; ++d)
         if (dim[d] != 1)
-            throw Error("DIM_" + std::to_string(d + 1) + "=" + std::to_string(dim[d]) + " with NUM_DIMS=" +
-                            std::to_string(num_dims),
+            throw Error("DIM_" + std::to_string(d + 1) + "=" + std::to_string(dim[d]) +
+                            " with NUM_DIMS=" + std::to_string(num_dims),
                         "unused dimensions must be 1; use the configuration the file was written with");
     if (is_2d_pattern(read) && num_dims != 2)
         throw Error(std::string("READ_OPTION=") + name(read) + " is a 2-D pattern; the file is " +
@@ -371,9 +421,10 @@ void Config::validate_read() const {
         throw Error(std::string("READ_OPTION=") + name(read) + " reads 1-D files only (NUM_DIMS=1)",
                     "use FULL for 2-D/3-D files, or LDC/RDC/PRL/CS for 2-D");
     if (file == FilePattern::Strided && read != ReadOption::Strided)
-        throw Error(std::string("FILE_PATTERN=STRIDED files have gaps; READ_OPTION=") + name(read) +
-                        " would read unwritten elements",
-                    "read them with READ_OPTION=STRIDED and the BLOCK_SIZE/STRIDE_SIZE/BLOCK_CNT they were written with");
+        throw Error(
+            std::string("FILE_PATTERN=STRIDED files have gaps; READ_OPTION=") + name(read) +
+                " would read unwritten elements",
+            "read them with READ_OPTION=STRIDED and the BLOCK_SIZE/STRIDE_SIZE/BLOCK_CNT they were written with");
     if (file == FilePattern::Strided && num_dims != 1)
         throw Error("FILE_PATTERN=STRIDED files are 1-D", "use NUM_DIMS=1");
 }

@@ -112,8 +112,8 @@ Selection write_selection(const Geometry& g, const Config& cfg, int rank) {
 
 std::vector<Box> pattern_boxes(const Config& cfg, std::uint64_t R, std::uint64_t C) {
     const std::uint64_t bs = cfg.block_size, bs2 = cfg.block_size_2;
-    const std::string sizes = "BLOCK_SIZE=" + n2s(bs) + ", BLOCK_SIZE_2=" + n2s(bs2) + " on a " + n2s(R) + " x " +
-                              n2s(C) + " array";
+    const std::string sizes =
+        "BLOCK_SIZE=" + n2s(bs) + ", BLOCK_SIZE_2=" + n2s(bs2) + " on a " + n2s(R) + " x " + n2s(C) + " array";
     const std::string what = std::string("READ_OPTION=") + name(cfg.read);
     if (bs > R || bs2 > C)
         throw Error(what + ": a block (" + sizes + ") does not fit the array",
@@ -127,8 +127,10 @@ std::vector<Box> pattern_boxes(const Config& cfg, std::uint64_t R, std::uint64_t
             if (2 * bs > R && 2 * bs2 > C)
                 throw Error(what + ": the two corner blocks overlap (" + sizes + ")",
                             "make 2 x BLOCK_SIZE <= " + n2s(R) + " or 2 x BLOCK_SIZE_2 <= " + n2s(C));
-            if (cfg.read == ReadOption::Ldc) out = {{0, 0, bs, bs2}, {R - bs, C - bs2, bs, bs2}};
-            else out = {{0, C - bs2, bs, bs2}, {R - bs, 0, bs, bs2}};
+            if (cfg.read == ReadOption::Ldc)
+                out = {{0, 0, bs, bs2}, {R - bs, C - bs2, bs, bs2}};
+            else
+                out = {{0, C - bs2, bs, bs2}, {R - bs, 0, bs, bs2}};
             break;
         case ReadOption::Prl:
             // The frame: BLOCK_SIZE rows at top and bottom, BLOCK_SIZE_2
@@ -146,15 +148,14 @@ std::vector<Box> pattern_boxes(const Config& cfg, std::uint64_t R, std::uint64_t
         case ReadOption::Cs: {
             // Blocks at (k STRIDE, k STRIDE_2) for k = 0, 1, ... while inside.
             if (cfg.stride < bs && cfg.stride_2 < bs2)
-                throw Error(what + ": blocks overlap (STRIDE_SIZE=" + n2s(cfg.stride) + " < BLOCK_SIZE and STRIDE_SIZE_2=" +
-                                n2s(cfg.stride_2) + " < BLOCK_SIZE_2)",
+                throw Error(what + ": blocks overlap (STRIDE_SIZE=" + n2s(cfg.stride) +
+                                " < BLOCK_SIZE and STRIDE_SIZE_2=" + n2s(cfg.stride_2) + " < BLOCK_SIZE_2)",
                             "make STRIDE_SIZE >= BLOCK_SIZE or STRIDE_SIZE_2 >= BLOCK_SIZE_2");
             for (std::uint64_t k = 0; k * cfg.stride + bs <= R && k * cfg.stride_2 + bs2 <= C; ++k)
                 out.push_back({k * cfg.stride, k * cfg.stride_2, bs, bs2});
             break;
         }
-        default:
-            throw Error(what + " is not a 2-D pattern");
+        default: throw Error(what + " is not a 2-D pattern");
     }
     return out;
 }
@@ -214,8 +215,8 @@ Selection read_selection(const Geometry& g, const Config& cfg, int rank, int rea
                             "blocks would overlap; the stride is the distance between block starts");
             const std::uint64_t span = (cfg.block_cnt - 1) * cfg.stride + cfg.block_size;
             if (span > len)
-                throw Error(what + ": BLOCK_CNT=" + n2s(cfg.block_cnt) + " blocks of BLOCK_SIZE=" + n2s(cfg.block_size) +
-                                " every STRIDE_SIZE=" + n2s(cfg.stride) + " span " + n2s(span) +
+                throw Error(what + ": BLOCK_CNT=" + n2s(cfg.block_cnt) + " blocks of BLOCK_SIZE=" +
+                                n2s(cfg.block_size) + " every STRIDE_SIZE=" + n2s(cfg.stride) + " span " + n2s(span) +
                                 " particles, more than rank " + std::to_string(rank) + "'s " + n2s(len),
                             "lower BLOCK_CNT or STRIDE_SIZE");
             for (std::uint64_t k = 0; k < cfg.block_cnt; ++k) {
@@ -225,8 +226,7 @@ Selection read_selection(const Geometry& g, const Config& cfg, int rank, int rea
             }
             break;
         }
-        default:
-            throw Error(what + " is not a 1-D pattern");
+        default: throw Error(what + " is not a 1-D pattern");
     }
     return s;
 }

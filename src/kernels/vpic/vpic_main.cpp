@@ -60,14 +60,16 @@ public:
         const Config& cfg = cli_.cfg;
         const FileOutcome& w = done.at(0).out;
         // Observed: create -> close, compute between steps included.
-        const Metrics m = reduce_metrics(d.comm(), true, w.metrics, cfg.file_per_proc || d.rank() == 0, groups.at(0).seconds,
-                                         steps_->compute, done.at(0).step->plan->selection[0]->elements());
+        const Metrics m =
+            reduce_metrics(d.comm(), true, w.metrics, cfg.file_per_proc || d.rank() == 0, groups.at(0).seconds,
+                           steps_->compute, done.at(0).step->plan->selection[0]->elements());
         const FileOutcome* verified = done.size() > 1 ? &done.at(1).out : nullptr;  // --verify's read-back
         if (d.rank() == 0) report_write(d, cli_, geometry_, w, m, verified);
         if (!cfg.csv_file.empty())
             collective_step(d.comm(), [&] {
                 if (d.rank() == 0)
-                    write_csv(cfg.csv_file, m, cfg, {{"mem pattern", vpic::name(cfg.mem)}, {"file pattern", vpic::name(cfg.file)}});
+                    write_csv(cfg.csv_file, m, cfg,
+                              {{"mem pattern", vpic::name(cfg.mem)}, {"file pattern", vpic::name(cfg.file)}});
             });
     }
 
@@ -92,14 +94,18 @@ KernelPlan Vpic::plan(Driver& d) {
         collective_step(d.comm(), [&] {
             std::error_code ec;
             if (!std::filesystem::exists(path, ec))
-                throw Error("IO_OPERATION=" + op + " needs an existing file, and '" + path + "' does not exist",
-                            cfg.operation == IoOperation::Append
-                                ? "write it first with UNLIMITED=YES (h5bench's write-unlimited), the same DIM_* and "
-                                  "rank count, then append to it"
-                                : "write it first (h5bench's write) with the same DIM_* and rank count, then overwrite it");
+                throw Error(
+                    "IO_OPERATION=" + op + " needs an existing file, and '" + path + "' does not exist",
+                    cfg.operation == IoOperation::Append
+                        ? "write it first with UNLIMITED=YES (h5bench's write-unlimited), the same DIM_* and "
+                          "rank count, then append to it"
+                        : "write it first (h5bench's write) with the same DIM_* and rank count, then overwrite it");
         });
-    Step s{update ? StepKind::Update : StepKind::Write, share(std::move(plan)), path,
-           update ? PathUse::Input : PathUse::Output, {{"role", "particles"}}};
+    Step s{update ? StepKind::Update : StepKind::Write,
+           share(std::move(plan)),
+           path,
+           update ? PathUse::Input : PathUse::Output,
+           {{"role", "particles"}}};
     s.grows_file = cfg.operation != IoOperation::Overwrite;
     if (update)  // append starts after the file's last step; overwrite needs the steps it rewrites
         s.first_record = [this, op, path, backend = d.options().backend](std::int64_t have) {
@@ -112,12 +118,14 @@ KernelPlan Vpic::plan(Driver& d) {
             if (have < c.timesteps)
                 throw Error("IO_OPERATION=OVERWRITE TIMESTEPS=" + std::to_string(c.timesteps) + ": '" + path +
                                 "' holds " + std::to_string(have) + " time steps",
-                            "overwrite at most the " + std::to_string(have) + " steps it has (TIMESTEPS=" +
-                                std::to_string(have) + "), or APPEND new ones");
+                            "overwrite at most the " + std::to_string(have) +
+                                " steps it has (TIMESTEPS=" + std::to_string(have) + "), or APPEND new ones");
             return 0;
         };
     steps_.emplace(TimeSteps{cfg, !d.options().quiet && d.rank() == 0,
-                             cfg.operation == IoOperation::Overwrite ? "overwritten" : update ? "appended" : "written"});
+                             cfg.operation == IoOperation::Overwrite ? "overwritten"
+                             : update                                ? "appended"
+                                                                     : "written"});
     std::shared_ptr<const FilePlan> written = s.plan;
     KernelPlan p;
     p.shrink_hint = "DIM_1 x DIM_2 x DIM_3 (particles per rank) or TIMESTEPS";

@@ -45,7 +45,8 @@ FilePlan particle_plan(const Config& cfg, const Geometry& g, Selection sel) {
         // holds a one-member compound, so HDF5 picks the field out of the
         // particle structs by name during type conversion.  Libraries
         // without compounds store the field as a plain variable.
-        else if (cfg.mem == MemPattern::Interleaved) v.compound = v.name;
+        else if (cfg.mem == MemPattern::Interleaved)
+            v.compound = v.name;
         s.vars.push_back(v);
     }
     auto shared = std::make_shared<const Selection>(std::move(sel));

@@ -56,23 +56,24 @@ void report_write(Driver& d, const Cli& cli, const Geometry& g, const FileOutcom
     t.count("No. MPI processes", static_cast<std::uint64_t>(d.size()));
     t.line("Memory pattern", memory_note(cfg));
     if (w.metrics.struct_fields)
-        t.line("Structs handed to the library", w.metrics.struct_packed > 0
-                                                    ? "no: packed per field first (this backend takes packed buffers only)"
-                                                    : "as is (the library gathers the fields)");
+        t.line("Structs handed to the library",
+               w.metrics.struct_packed > 0 ? "no: packed per field first (this backend takes packed buffers only)"
+                                           : "as is (the library gathers the fields)");
     t.line("File pattern", std::string(name(cfg.file)) +
                                (cfg.file == FilePattern::Interleaved ? " (compound dataset 'particles')" : ""));
     t.count("Dimensions", static_cast<std::uint64_t>(cfg.num_dims));
     t.line(fpp ? "Dataset shape (rank 0's file)" : "Dataset shape", shape_text(g));
     t.count("Time steps", static_cast<std::uint64_t>(cfg.timesteps));
-    t.line("Collective data / metadata", std::string(d.config().collective ? "YES" : "NO") + " / " +
-                                             (cfg.collective_metadata ? "YES" : "NO"));
+    t.line("Collective data / metadata",
+           std::string(d.config().collective ? "YES" : "NO") + " / " + (cfg.collective_metadata ? "YES" : "NO"));
     if (cfg.compress)
         t.line("Compression", "deflate level " + std::to_string(cfg.deflate_level) + ", chunk " +
                                   std::to_string(cfg.chunk[0]) +
                                   (cfg.num_dims > 1 ? " x " + std::to_string(cfg.chunk[1]) : "") +
                                   (cfg.num_dims > 2 ? " x " + std::to_string(cfg.chunk[2]) : ""));
     if (cfg.align)
-        t.line("Alignment", std::to_string(cfg.align_len) + " bytes for objects >= " + std::to_string(cfg.align_threshold));
+        t.line("Alignment",
+               std::to_string(cfg.align_len) + " bytes for objects >= " + std::to_string(cfg.align_threshold));
     if (cfg.stdev_dim_1 > 0)
         t.line("Particle counts", "normal, mean " + std::to_string(cfg.dim[0]) + " stdev " +
                                       std::to_string(static_cast<std::uint64_t>(cfg.stdev_dim_1)) + " seed " +
@@ -80,12 +81,14 @@ void report_write(Driver& d, const Cli& cli, const Geometry& g, const FileOutcom
     if (cfg.delayed_close_timesteps || cfg.io_mem_limit)
         t.line("DELAYED_CLOSE_TIMESTEPS / IO_MEM_LIMIT", "no effect in SYNC mode (as in the reference)");
     if (cfg.update()) t.line("Data", "pattern of DATA_SEED " + std::to_string(cfg.data_version()));
-    t.line(cfg.update() ? "File updated" : "Output", fpp ? insert_suffix(cli.path, "<rank>") + " (" + std::to_string(d.size()) + " files)" : cli.path);
+    t.line(cfg.update() ? "File updated" : "Output",
+           fpp ? insert_suffix(cli.path, "<rank>") + " (" + std::to_string(d.size()) + " files)" : cli.path);
     add_metrics(t, m);
     if (verified)
         t.line("Read back (--verify)",
                verified->mismatches == 0
-                   ? "every element verified (" + std::to_string(static_cast<std::uint64_t>(verified->metrics.bytes.sum)) + " bytes" +
+                   ? "every element verified (" +
+                         std::to_string(static_cast<std::uint64_t>(verified->metrics.bytes.sum)) + " bytes" +
                          (fpp ? " of rank 0's file" : "") + ")"
                    : std::to_string(verified->mismatches) + " element(s) differ; first: " + verified->first_mismatch);
     t.print();

@@ -23,17 +23,44 @@ std::string option_name(const std::string& key) {
 
 // Defaults as the reference's (shown in --help; the Config holds the same).
 std::string key_default(const std::string& k) {
-    static const std::map<std::string, std::string> d = {
-        {"MEM_PATTERN", "CONTIG"}, {"FILE_PATTERN", "CONTIG"}, {"TIMESTEPS", "1"},
-        {"EMULATED_COMPUTE_TIME_PER_TIMESTEP", "0 s"}, {"NUM_DIMS", "1"}, {"DIM_1", "1"}, {"DIM_2", "1"},
-        {"DIM_3", "1"}, {"BLOCK_SIZE", "1"}, {"BLOCK_SIZE_2", "1"}, {"STRIDE_SIZE", "1"}, {"STRIDE_SIZE_2", "1"},
-        {"BLOCK_CNT", "1"}, {"COLLECTIVE_DATA", "NO"}, {"COLLECTIVE_METADATA", "NO"}, {"COMPRESS", "NO"},
-        {"COMPRESS_LEVEL", "9"}, {"MODE", "SYNC"}, {"IO_MEM_LIMIT", "0"}, {"DELAYED_CLOSE_TIMESTEPS", "0"},
-        {"SUBFILING", "NO"}, {"FILE_PER_PROC", "NO"}, {"ALIGN", "NO"}, {"ALIGN_THRESHOLD", "0"},
-        {"ALIGN_LEN", "0"}, {"STDEV_DIM_1", "0"}, {"SEED", "1"}, {"READ_OPTION", "FULL"},
-        {"TO_READ_NUM_PARTICLES", "0"}, {"IO_OPERATION", "WRITE (vpic), READ (bdcats)"}, {"UNLIMITED", "NO"},
-        {"NUM_PARTICLES", "DIM_1 x DIM_2 x DIM_3"}, {"BLOCK_SIZE_3", "1"}, {"STRIDE_SIZE_3", "1"}, {"DATA_SEED", "0 (OVERWRITE: 1)"},
-        {"CHUNK_DIM_1", "1"}, {"CHUNK_DIM_2", "1"}, {"CHUNK_DIM_3", "1"}};
+    static const std::map<std::string, std::string> d = {{"MEM_PATTERN", "CONTIG"},
+                                                         {"FILE_PATTERN", "CONTIG"},
+                                                         {"TIMESTEPS", "1"},
+                                                         {"EMULATED_COMPUTE_TIME_PER_TIMESTEP", "0 s"},
+                                                         {"NUM_DIMS", "1"},
+                                                         {"DIM_1", "1"},
+                                                         {"DIM_2", "1"},
+                                                         {"DIM_3", "1"},
+                                                         {"BLOCK_SIZE", "1"},
+                                                         {"BLOCK_SIZE_2", "1"},
+                                                         {"STRIDE_SIZE", "1"},
+                                                         {"STRIDE_SIZE_2", "1"},
+                                                         {"BLOCK_CNT", "1"},
+                                                         {"COLLECTIVE_DATA", "NO"},
+                                                         {"COLLECTIVE_METADATA", "NO"},
+                                                         {"COMPRESS", "NO"},
+                                                         {"COMPRESS_LEVEL", "9"},
+                                                         {"MODE", "SYNC"},
+                                                         {"IO_MEM_LIMIT", "0"},
+                                                         {"DELAYED_CLOSE_TIMESTEPS", "0"},
+                                                         {"SUBFILING", "NO"},
+                                                         {"FILE_PER_PROC", "NO"},
+                                                         {"ALIGN", "NO"},
+                                                         {"ALIGN_THRESHOLD", "0"},
+                                                         {"ALIGN_LEN", "0"},
+                                                         {"STDEV_DIM_1", "0"},
+                                                         {"SEED", "1"},
+                                                         {"READ_OPTION", "FULL"},
+                                                         {"TO_READ_NUM_PARTICLES", "0"},
+                                                         {"IO_OPERATION", "WRITE (vpic), READ (bdcats)"},
+                                                         {"UNLIMITED", "NO"},
+                                                         {"NUM_PARTICLES", "DIM_1 x DIM_2 x DIM_3"},
+                                                         {"BLOCK_SIZE_3", "1"},
+                                                         {"STRIDE_SIZE_3", "1"},
+                                                         {"DATA_SEED", "0 (OVERWRITE: 1)"},
+                                                         {"CHUNK_DIM_1", "1"},
+                                                         {"CHUNK_DIM_2", "1"},
+                                                         {"CHUNK_DIM_3", "1"}};
     auto it = d.find(k);
     return it == d.end() ? "" : it->second;
 }
@@ -48,12 +75,15 @@ std::string key_help(const std::string& k) {
         {"COMPRESS_LEVEL", ": deflate level 1..9 (extension; h5bench always uses 9)"},
         {"MODE", ": SYNC|ASYNC (ASYNC needs HDF5's async VOL connector)"},
         {"TO_READ_NUM_PARTICLES", ": particles each rank reads with PARTIAL (0: all of its part, as h5bench)"},
-        {"IO_OPERATION", ": WRITE|READ|OVERWRITE|APPEND (h5bench's driver key; vpic OVERWRITE rewrites the "
-                         "first TIMESTEPS steps of an existing file, APPEND adds TIMESTEPS steps to an UNLIMITED=YES file)"},
-        {"DATA_SEED", ": which values the particles carry (extension; OVERWRITE writes seed 1, read an overwritten "
-                      "file with DATA_SEED=1)"},
-        {"UNLIMITED", ": YES: h5bench's write-unlimited layout, one dataset per field with an unlimited "
-                      "time-step dimension extended per step (extension; give it to bdcats too)"},
+        {"IO_OPERATION",
+         ": WRITE|READ|OVERWRITE|APPEND (h5bench's driver key; vpic OVERWRITE rewrites the "
+         "first TIMESTEPS steps of an existing file, APPEND adds TIMESTEPS steps to an UNLIMITED=YES file)"},
+        {"DATA_SEED",
+         ": which values the particles carry (extension; OVERWRITE writes seed 1, read an overwritten "
+         "file with DATA_SEED=1)"},
+        {"UNLIMITED",
+         ": YES: h5bench's write-unlimited layout, one dataset per field with an unlimited "
+         "time-step dimension extended per step (extension; give it to bdcats too)"},
         {"NUM_PARTICLES", ": older spelling, no effect: h5bench replaces it by DIM_1 x DIM_2 x DIM_3"},
         {"BLOCK_SIZE_3", ": accepted, no effect (no h5bench pattern uses it)"},
         {"STRIDE_SIZE_3", ": accepted, no effect (no h5bench pattern uses it)"},
@@ -106,8 +136,10 @@ void Cli::resolve(bool reading, const std::string& default_path) {
         if (named[i].second->count() > 0) cfg.set(named[i].first, named_values[i]);
     if (!csv.empty()) cfg.csv_file = csv;
     if (path.empty()) path = default_path;
-    if (reading) cfg.validate_read();
-    else cfg.validate_write();
+    if (reading)
+        cfg.validate_read();
+    else
+        cfg.validate_write();
 }
 
 void configure_stack(Driver& d, const Config& c) {
@@ -145,9 +177,15 @@ Metrics reduce_metrics(MPI_Comm comm, bool writing, const FileMetrics& f, bool f
     const Phase post = writing ? Phase::Post : Phase::PostRead;
     const double raw = f.data_seconds > 0 ? f.data_seconds : f.max_seconds(post) + f.max_seconds(Phase::Flush);
     // Slowest rank for every time; bytes and particles summed.
-    double mx[9] = {f.max_seconds(Phase::Fill), raw, f.max_seconds(writing ? Phase::Define : Phase::Open),
-                    f.max_seconds(Phase::Open), f.max_seconds(Phase::Flush), f.max_seconds(Phase::Close),
-                    observed, compute, f.max_seconds(Phase::Verify)};
+    double mx[9] = {f.max_seconds(Phase::Fill),
+                    raw,
+                    f.max_seconds(writing ? Phase::Define : Phase::Open),
+                    f.max_seconds(Phase::Open),
+                    f.max_seconds(Phase::Flush),
+                    f.max_seconds(Phase::Close),
+                    observed,
+                    compute,
+                    f.max_seconds(Phase::Verify)};
     double sum[2] = {bytes, static_cast<double>(local_particles)};
     MPI_Allreduce(MPI_IN_PLACE, mx, 9, MPI_DOUBLE, MPI_MAX, comm);
     MPI_Allreduce(MPI_IN_PLACE, sum, 2, MPI_DOUBLE, MPI_SUM, comm);
@@ -183,8 +221,9 @@ void add_metrics(TextReport& t, const Metrics& m) {
     t.line("File close time", m.close, "s");
     t.line("Observed completion time", m.observed, "s");
     t.line(std::string("Raw ") + op + " rate", m.raw_rate(), "MiB/s", 3);
-    t.line(std::string("Observed ") + op + " rate (excl. compute, preparation" + (m.writing ? "" : ", verification") + ")",
-           m.observed_rate(), "MiB/s", 3);
+    t.line(
+        std::string("Observed ") + op + " rate (excl. compute, preparation" + (m.writing ? "" : ", verification") + ")",
+        m.observed_rate(), "MiB/s", 3);
 }
 
 nlohmann::json metrics_json(const Metrics& m) {
@@ -219,9 +258,12 @@ void write_csv(const std::string& path, const Metrics& m, const Config& cfg,
     };
     row("metric", "value", "unit");
     // h5bench's operation names: one per benchmark binary.
-    const char* op = !m.writing ? "read" : cfg.operation == IoOperation::Overwrite ? "overwrite"
-                   : cfg.operation == IoOperation::Append ? "append" : cfg.unlimited ? "write unlimited"
-                   : cfg.stdev_dim_1 > 0 ? "write_var_normal_dist" : "write";
+    const char* op = !m.writing                                ? "read"
+                     : cfg.operation == IoOperation::Overwrite ? "overwrite"
+                     : cfg.operation == IoOperation::Append    ? "append"
+                     : cfg.unlimited                           ? "write unlimited"
+                     : cfg.stdev_dim_1 > 0                     ? "write_var_normal_dist"
+                                                               : "write";
     row("operation", op, "");
     row("ranks", std::to_string(m.ranks), "");
     row("total number of particles", std::to_string(m.particles), "");
@@ -245,8 +287,8 @@ void write_csv(const std::string& path, const Metrics& m, const Config& cfg,
 void write_env_metadata(const std::string& path) {
     std::ofstream out(path);
     if (!out) throw Error("cannot write ENV_METADATA_FILE '" + path + "'", "check the directory is writable");
-    static const char* const prefixes[] = {"HDF5_", "H5", "OMPI_", "MPICH_", "ROMIO_", "PMIX_", "ADIOS2_",
-                                           "PNETCDF_", "LD_LIBRARY_PATH", "ABT_"};
+    static const char* const prefixes[] = {"HDF5_", "H5",      "OMPI_",    "MPICH_",          "ROMIO_",
+                                           "PMIX_", "ADIOS2_", "PNETCDF_", "LD_LIBRARY_PATH", "ABT_"};
     for (char** e = environ; e && *e; ++e) {
         const std::string kv = *e;
         for (const char* p : prefixes)

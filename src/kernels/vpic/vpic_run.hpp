@@ -5,24 +5,24 @@
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "core/report.hpp"
 #include "driver/driver.hpp"
 #include "driver/kernel.hpp"
-#include "core/report.hpp"
 #include "kernels/vpic/vpic_config.hpp"
 
 namespace iok::vpic {
 
 struct Cli {
     Config cfg;
-    std::vector<std::string> positional;  // h5bench form: CONFIG_FILE FILE
-    std::string path;                     // -o (vpic) / -i (bdcats)
-    std::string csv;                      // --csv (same as CSV_FILE)
-    int writers = 0;                      // bdcats --writers (0 = as many as read)
+    std::vector<std::string> positional;                      // h5bench form: CONFIG_FILE FILE
+    std::string path;                                         // -o (vpic) / -i (bdcats)
+    std::string csv;                                          // --csv (same as CSV_FILE)
+    int writers = 0;                                          // bdcats --writers (0 = as many as read)
     std::vector<std::pair<std::string, CLI::Option*>> named;  // KEY -> --key option
     std::vector<std::string> named_values;
 
@@ -55,13 +55,13 @@ struct Metrics {
     bool writing = true;
     int ranks = 1;
     double bytes = 0;
-    double compute = 0;    // emulated compute, total
-    double prepare = 0;    // pattern generation ("data preparation")
-    double raw = 0;        // inside the data calls (post + flush)
-    double metadata = 0;   // define (write) / open incl. dataset opens (read)
+    double compute = 0;   // emulated compute, total
+    double prepare = 0;   // pattern generation ("data preparation")
+    double raw = 0;       // inside the data calls (post + flush)
+    double metadata = 0;  // define (write) / open incl. dataset opens (read)
     double create = 0, flush = 0, close = 0;
-    double verify = 0;     // checking what was read against the pattern (read)
-    double observed = 0;   // create/open -> close, compute, preparation, verification included
+    double verify = 0;    // checking what was read against the pattern (read)
+    double observed = 0;  // create/open -> close, compute, preparation, verification included
     std::uint64_t particles = 0;
     double raw_rate() const;       // MiB/s
     double observed_rate() const;  // MiB/s, compute, preparation and verification excluded

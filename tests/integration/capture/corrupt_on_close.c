@@ -13,9 +13,9 @@ static MPI_File target = MPI_FILE_NULL;
 static char path[4096];
 static int done;
 
-int MPI_File_open(MPI_Comm comm, const char *name, int amode, MPI_Info info, MPI_File *fh) {
+int MPI_File_open(MPI_Comm comm, const char* name, int amode, MPI_Info info, MPI_File* fh) {
     int rc = PMPI_File_open(comm, name, amode, info, fh);
-    const char *m = getenv("IOK_CORRUPT_MATCH");
+    const char* m = getenv("IOK_CORRUPT_MATCH");
     if (rc == MPI_SUCCESS && !done && target == MPI_FILE_NULL && m && *m && strstr(name, m)) {
         target = *fh;
         snprintf(path, sizeof path, "%s", name);
@@ -23,7 +23,7 @@ int MPI_File_open(MPI_Comm comm, const char *name, int amode, MPI_Info info, MPI
     return rc;
 }
 
-int MPI_File_close(MPI_File *fh) {
+int MPI_File_close(MPI_File* fh) {
     int mine = target != MPI_FILE_NULL && *fh == target;
     int rc = PMPI_File_close(fh);
     if (mine) {
@@ -32,7 +32,7 @@ int MPI_File_close(MPI_File *fh) {
         done = 1;
         PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
         if (rank == 0) {
-            FILE *f = fopen(path, "r+b");
+            FILE* f = fopen(path, "r+b");
             long at = atol(getenv("IOK_CORRUPT_AT") ? getenv("IOK_CORRUPT_AT") : "0");
             int c;
             if (!f || fseek(f, at, SEEK_SET) != 0 || (c = fgetc(f)) == EOF || fseek(f, at, SEEK_SET) != 0 ||

@@ -18,14 +18,14 @@
 
 #define B 64
 
-static void check(int rc, const char *what) {
+static void check(int rc, const char* what) {
     if (rc != MPI_SUCCESS) {
         fprintf(stderr, "mpiio_flavours: %s failed\n", what);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
     int rank, P;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -69,7 +69,7 @@ int main(int argc, char **argv) {
     base += (MPI_Offset)P * B;
 
     /* read everything back on every rank */
-    char *all = malloc((size_t)base);
+    char* all = malloc((size_t)base);
     check(MPI_File_read_at_all(fh, 0, all, (int)base, MPI_BYTE, MPI_STATUS_IGNORE), "read_at_all");
     for (int r = 0; r < P; ++r)
         for (int k = 0; k < 4; ++k)
@@ -91,7 +91,7 @@ int main(int argc, char **argv) {
     MPI_Datatype mt;
     MPI_Type_vector(4, B, 2 * B, MPI_BYTE, &mt);
     MPI_Type_commit(&mt);
-    char *mem = calloc(8 * B, 1);
+    char* mem = calloc(8 * B, 1);
     check(MPI_File_set_view(fh, 0, MPI_BYTE, ft, "native", MPI_INFO_NULL), "set_view sub");
     check(MPI_File_write_all(fh, mem, 1, mt, MPI_STATUS_IGNORE), "write_all sub");
     free(mem);
