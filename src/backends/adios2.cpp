@@ -75,6 +75,13 @@ public:
         spec_ = spec.layout();  // the attributes are the file's once defined
         guard("defining variables and attributes of '" + path_ + "'", [&] {
             for (const auto& a : spec.global_attrs) put_attr(a, "");
+            // Flat names: a group's attribute is "<path>/<name>" ("/" + name at the root).
+            for (const GroupSpec& g : spec.groups)
+                for (const auto& a : g.attrs) {
+                    Attr named = a;
+                    named.name = (g.path == "/" ? "" : g.path) + "/" + a.name;
+                    put_attr(named, "");
+                }
             define_variables(spec, true);
         });
     }
@@ -258,20 +265,32 @@ private:
 
     void put_attr(const Attr& a, const std::string& var) {
         if (a.type == DType::Char) {
-            if (var.empty())
+            if (!a.texts.empty())  // a string array
+                io_.DefineAttribute<std::string>(a.name, a.texts.data(), a.texts.size(), var, "/");
+            else if (var.empty())
                 io_.DefineAttribute<std::string>(a.name, a.text);
             else
                 io_.DefineAttribute<std::string>(a.name, a.text, var, "/");
             return;
         }
-        dispatch(a.type, [&](auto tag) {
+        auto define = [&](auto tag) {
             using T = decltype(tag);
             std::vector<T> vals(a.values.begin(), a.values.end());
-            if (var.empty())
-                io_.DefineAttribute<T>(a.name, vals.data(), vals.size());
+            if (a.scalar && vals.size() == 1)  // a single value, not an array of one
+                io_.DefineAttribute<T>(a.name, vals[0], var, "/");
             else
                 io_.DefineAttribute<T>(a.name, vals.data(), vals.size(), var, "/");
-        });
+        };
+        if (a.is_unsigned) {
+            switch (a.type) {
+                case DType::Byte: define(std::uint8_t{}); return;
+                case DType::Short: define(std::uint16_t{}); return;
+                case DType::Int: define(std::uint32_t{}); return;
+                case DType::Int64: define(std::uint64_t{}); return;
+                default: break;
+            }
+        }
+        dispatch(a.type, define);
     }
 
     // Steps only move forward: record r is step r.
@@ -339,6 +358,7 @@ static BackendInfo describe() {
     b.extension = ".bp";
     b.caps.self_describing = true;
     b.caps.nonblocking = true;  // Put is deferred until EndStep
+    b.caps.groups = true;       // hierarchical names: "/data/1/fields/E/x", attributes "<path>/<name>"
     b.options = {{"adios.engine", "BP5", "ADIOS2 engine type", {}}};
     b.passthrough_prefix = "adios.";
     b.passthrough_help = "engine parameter, passed to IO::SetParameter (e.g. adios.NumAggregators=2)";

@@ -263,6 +263,10 @@ struct Capabilities {
     bool independent = true;       // independent (non-collective) data access
     bool aligns_objects = false;   // FileSpec::align_bytes honoured: objects start on its boundaries (H5Pset_alignment)
     bool recorded_calls = false;   // Backend::replay_calls: an application's MPI-IO calls re-issued one by one
+    // FileSpec::groups with their attributes, '/' in variable names as the
+    // group a variable lives in, and the attribute forms Attr::texts,
+    // Attr::scalar and Attr::is_unsigned (HDF5 groups; ADIOS2 path names).
+    bool groups = false;
 };
 
 // One settable knob of a backend or strategy: `--param KEY=VALUE`.  Keys are

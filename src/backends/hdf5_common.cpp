@@ -255,6 +255,7 @@ BackendInfo describe_common() {
     b.caps.chunking = true;
     b.caps.alignment = true;       // H5Pset_alignment
     b.caps.aligns_objects = true;  // FileSpec::align_bytes -> H5Pset_alignment
+    b.caps.groups = true;          // FileSpec::groups, '/' in names
     b.options = {{"hdf5.collective_metadata", "1", "collective metadata reads and writes", {"0", "1"}},
                  {"hdf5.subfiling", "0", "HDF5 subfiling VFD (needs an HDF5 built with it)", {"0", "1"}},
                  {"hdf5.async", "0", "asynchronous VOL connector (hdf5-vol-async on HDF5_PLUGIN_PATH)", {"0", "1"}},
@@ -334,14 +335,57 @@ namespace {
 
 void write_attr(hid_t obj, const Attr& a, const std::string& what) {
     const std::string w = "attribute '" + a.name + "' of " + what;
-    if (a.type == DType::Char) return write_text_attr(obj, a.name, a.text, what);
+    if (a.type == DType::Char && a.texts.empty()) return write_text_attr(obj, a.name, a.text, what);
+    if (a.type == DType::Char) {
+        // An array of fixed-length strings, each padded to the longest (as
+        // openPMD-api stores axisLabels).
+        std::size_t len = 1;
+        for (const auto& t : a.texts) len = std::max(len, t.size() + 1);
+        std::vector<char> buf(len * a.texts.size(), '\0');
+        for (std::size_t i = 0; i < a.texts.size(); ++i) std::memcpy(&buf[i * len], a.texts[i].data(), a.texts[i].size());
+        Handle type(check(H5Tcopy(H5T_C_S1), "H5Tcopy " + w), H5Tclose);
+        check(H5Tset_size(type, len), "H5Tset_size " + w);
+        check(H5Tset_strpad(type, H5T_STR_NULLTERM), "H5Tset_strpad " + w);
+        hsize_t n = a.texts.size();
+        Handle space(check(H5Screate_simple(1, &n, nullptr), "H5Screate " + w), H5Sclose);
+        Handle attr(check(H5Acreate2(obj, a.name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT), "creating " + w),
+                    H5Aclose);
+        check(H5Awrite(attr, type, buf.data()), "writing " + w);
+        return;
+    }
+    if (a.scalar && a.values.size() != 1)
+        throw Error("HDF5: scalar " + w + " has " + std::to_string(a.values.size()) + " values",
+                    "a scalar attribute holds exactly one value");
     hsize_t n = a.values.size();
-    Handle space(check(H5Screate_simple(1, &n, nullptr), "H5Screate " + w), H5Sclose);
+    Handle space(check(a.scalar ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, nullptr), "H5Screate " + w),
+                 H5Sclose);
     Handle type = file_type(a.type);
+    if (a.is_unsigned && H5Tget_class(type) == H5T_INTEGER) check(H5Tset_sign(type, H5T_SGN_NONE), "H5Tset_sign " + w);
     Handle attr(check(H5Acreate2(obj, a.name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT), "creating " + w),
                 H5Aclose);
     // HDF5 converts the doubles to the attribute's stored type.
     check(H5Awrite(attr, H5T_NATIVE_DOUBLE, a.values.data()), "writing " + w);
+}
+
+// The group at absolute `path`, made with its missing parents ("/" is the root).
+Handle make_group(hid_t file, const std::string& path, const std::string& file_what) {
+    if (path.empty() || path[0] != '/')
+        throw Error("HDF5: group path '" + path + "' of " + file_what + " is not absolute",
+                    "name groups from the root: /data/1");
+    std::string at;
+    Handle g(check(H5Gopen2(file, "/", H5P_DEFAULT), "opening the root group of " + file_what), H5Gclose);
+    for (std::size_t pos = 1; pos < path.size();) {
+        std::size_t end = path.find('/', pos);
+        if (end == std::string::npos) end = path.size();
+        at += "/" + path.substr(pos, end - pos);
+        pos = end + 1;
+        const htri_t exists = H5Lexists(file, at.c_str(), H5P_DEFAULT);
+        g = Handle(exists > 0 ? check(H5Gopen2(file, at.c_str(), H5P_DEFAULT), "opening group '" + at + "'")
+                              : check(H5Gcreate2(file, at.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                                      "creating group '" + at + "' in " + file_what),
+                   H5Gclose);
+    }
+    return g;
 }
 
 }  // namespace
@@ -518,9 +562,12 @@ int Hdf5Base::create_object(hid_t loc, int var, bool record_axis, const std::str
     } else {
         ftype = file_type(v.type);
     }
-    Handle ds(
-        check(H5Dcreate2(loc, name.c_str(), ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), "creating " + what + where),
-        H5Dclose);
+    // A name with '/' lives in groups (FileSpec::groups): parents made as needed.
+    Handle lcpl(check(H5Pcreate(H5P_LINK_CREATE), "H5Pcreate(lcpl)"), H5Pclose);
+    if (name.find('/') != std::string::npos)
+        check(H5Pset_create_intermediate_group(lcpl, 1), "H5Pset_create_intermediate_group");
+    Handle ds(check(H5Dcreate2(loc, name.c_str(), ftype, space, lcpl, dcpl, H5P_DEFAULT), "creating " + what + where),
+              H5Dclose);
     if (v.compound.empty()) {
         for (const auto& a : v.attrs) write_attr(ds, a, what);
     } else {
@@ -611,6 +658,10 @@ void Hdf5Base::define(const FileSpec& spec) {
     if (spec.named_dims)  // the record dimension's length is H5S_UNLIMITED, as E3SM-IO stores it
         for (const Dim& d : spec.dims) write_dim_attr(file_, d.name, d.unlimited ? H5S_UNLIMITED : d.length, fw);
     for (const auto& a : spec.global_attrs) write_attr(file_, a, fw);
+    for (const GroupSpec& g : spec.groups) {
+        Handle h = make_group(file_, g.path, fw);
+        for (const auto& a : g.attrs) write_attr(h, a, "group '" + g.path + "' of " + fw);
+    }
     objects_.clear();
     object_dims_.clear();
     groups_.clear();

@@ -192,7 +192,8 @@ void Driver::require(bool have, const std::string& what, const std::string& capa
                                        {"chunking", &Capabilities::chunking},
                                        {"alignment", &Capabilities::alignment},
                                        {"object alignment", &Capabilities::aligns_objects},
-                                       {"struct memory", &Capabilities::struct_memory}};
+                                       {"struct memory", &Capabilities::struct_memory},
+                                       {"groups", &Capabilities::groups}};
         bool Capabilities::* flag = nullptr;
         for (const Named& n : kFlags)
             if (capability == n.name) flag = n.flag;

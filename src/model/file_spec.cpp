@@ -18,6 +18,20 @@ Attr Attr::Number(std::string name, DType type, std::vector<double> values) {
     return a;
 }
 
+Attr Attr::Scalar(std::string name, DType type, double value) {
+    Attr a = Number(std::move(name), type, {value});
+    a.scalar = true;
+    return a;
+}
+
+Attr Attr::Texts(std::string name, std::vector<std::string> texts) {
+    Attr a;
+    a.name = std::move(name);
+    a.type = DType::Char;
+    a.texts = std::move(texts);
+    return a;
+}
+
 bool VarSpec::is_record(const FileSpec& f) const {
     int r = f.record_dim();
     return r >= 0 && !dims.empty() && dims.front() == r;
@@ -70,6 +84,8 @@ FileSpec FileSpec::layout() const {
         l.compound = v.compound;
         f.vars.push_back(std::move(l));
     }
+    f.groups.reserve(groups.size());
+    for (const GroupSpec& g : groups) f.groups.push_back({g.path, {}});
     f.record_group = record_group;
     f.expected_records = expected_records;
     f.align_threshold = align_threshold;
@@ -81,6 +97,7 @@ FileSpec FileSpec::layout() const {
 std::size_t FileSpec::attribute_count() const {
     std::size_t n = global_attrs.size();
     for (const auto& v : vars) n += v.attrs.size();
+    for (const auto& g : groups) n += g.attrs.size();
     return n;
 }
 

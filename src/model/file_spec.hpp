@@ -24,9 +24,35 @@ struct Attr {
     DType type = DType::Char;
     std::string text;
     std::vector<double> values;
+    // Type Char with `texts` non-empty: an array of strings (openPMD's
+    // axisLabels), `text` unused.  HDF5 stores fixed-length strings, ADIOS2 a
+    // string array; backends without string arrays refuse it.
+    std::vector<std::string> texts;
+    // One number stored as a scalar rather than an array of one (HDF5 scalar
+    // dataspace, ADIOS2 single-value attribute): formats that tell the two
+    // apart and readers that check it (the openPMD validator) see a scalar.
+    bool scalar = false;
+    // Integer types stored unsigned where the library has unsigned types
+    // (HDF5, ADIOS2): openPMD's openPMDextension is a uint32.
+    bool is_unsigned = false;
 
     static Attr Text(std::string name, std::string text);
     static Attr Number(std::string name, DType type, std::vector<double> values);
+    static Attr Scalar(std::string name, DType type, double value);      // scalar = true
+    static Attr Texts(std::string name, std::vector<std::string> texts);  // an array of strings
+};
+
+// A group of a hierarchical file and its attributes.  `path` is absolute,
+// '/'-separated ("/" is the root, "/data/1/fields/E" a group in it).
+// Backends with groups (HDF5) create each group and its missing parents in
+// define(), before the variables; ADIOS2, whose names are flat, names each
+// attribute "<path>/<name>" ("/basePath", "/data/1/dt").  A variable whose
+// name has '/' in it ("/data/1/fields/E/x") lives in that group on HDF5 (its
+// parents created as needed).  Backends without groups (Capabilities::groups
+// false) refuse a spec with groups.
+struct GroupSpec {
+    std::string path;
+    std::vector<Attr> attrs;
 };
 
 // How a variable would like to be stored.  A hint: backends that can honour
@@ -69,6 +95,8 @@ struct FileSpec {
     std::vector<Dim> dims;
     std::vector<VarSpec> vars;
     std::vector<Attr> global_attrs;
+    // Groups with attributes, parents before children (see GroupSpec).
+    std::vector<GroupSpec> groups;
     // Non-empty: backends with groups store record r of every record variable
     // as "<record_group><r>/<name>" without the record dimension (h5bench's
     // /Timestep_<i>/x); the others keep the record dimension.
@@ -92,7 +120,7 @@ struct FileSpec {
     // Shape of a variable without its record dimension (C order).
     std::vector<std::uint64_t> fixed_shape(const VarSpec& v) const;
     std::uint64_t fixed_elements(const VarSpec& v) const;
-    std::size_t attribute_count() const;  // variable + global attributes
+    std::size_t attribute_count() const;  // variable + global + group attributes
     // This spec without its attributes: what a backend keeps of it once
     // define() has written them (shapes, types, names).  An E3SM h0 spec
     // holds 1,563 attributes; each full copy touched 50-75 pages per rank.
