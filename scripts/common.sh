@@ -42,9 +42,12 @@ IOK_PACKAGES=("${IOK_PACKAGES_DEMO[@]}" "${IOK_PACKAGES_TEST[@]}")
 
 # Python tools from PyPI (Debian 13 has no ruff), in a virtual environment
 # that sees the distribution's packages (numpy, h5py, netCDF4, adios2, pytest):
-# the python.lint test's ruff and mypy.  Inside the root when there is one.
+# the python.lint test's ruff and mypy; the openPMD kernels' tests read their
+# files with openPMD-api (a manylinux wheel with its own HDF5 and ADIOS2) and
+# check them with the openPMD validator (openPMD_check_h5).  Inside the root
+# when there is one.
 IOK_VENV="${IOK_VENV:-/opt/iokernels-venv}"
-IOK_PIP_PACKAGES=(ruff==0.17.6 mypy==2.4.1 darshan==3.5.0)
+IOK_PIP_PACKAGES=(ruff==0.17.6 mypy==2.4.1 darshan==3.5.0 openpmd-api==0.17.1.post4 openpmd-validator==1.1.0.6)
 
 # True when the host itself has the libraries we need in its archive
 # (Debian >= 13, Ubuntu >= 24.04).

@@ -25,8 +25,14 @@ run's own directory ({outdir}, h5bench's DIRECTORY/<id>); `overwrite` and
 one-letter keys as options (empty values dropped), `-a hdf5 -x blob`,
 `-o {outdir}/FILE` and DIRECTORY/MAP.  `write-unlimited` sets UNLIMITED=YES,
 and so does every later entry on the same file, so a read or append finds
-the layout it was written with.  h5bench's other kernels (AMReX, openPMD,
-MACSio, exerciser, metadata stress) are refused by name.
+the layout it was written with.  The `openpmd` entries run `iokernels
+openpmd_write` ("operation": "write": dim, balanced, ratio, steps, minBlock,
+grid as --dim ... --grid) and `openpmd_read` ("operation": "read": pattern),
+with h5bench's fileLocation (DIRECTORY) and file name 8a_parallel_<dim>D<b|u>.h5;
+a read takes the configuration of the openpmd write before it (h5bench's
+reader opens a fixed 8a_parallel_3Db name; here the file that write wrote).
+h5bench's other kernels (AMReX, MACSio, exerciser, metadata stress) are
+refused by name.
 The results are then collected, reported, compared and plotted like any suite's.
 Lustre striping becomes the MPI-IO hints striping_unit/striping_factor (set
 at file creation); a VOL connector becomes HDF5_VOL_CONNECTOR/HDF5_PLUGIN_PATH.
@@ -56,7 +62,6 @@ KERNELS = {name: kernel for name, (kernel, _) in BENCHMARKS.items()}
 # h5bench's other kernels: other applications, not part of iokernels.
 OTHER_KERNELS = {
     "amrex": "the AMReX block-structured AMR I/O kernel (h5bench_amrex)",
-    "openpmd": "the openPMD-api particle-mesh kernel (h5bench_openpmd_write/read)",
     "macsio": "the MACSio multi-purpose I/O proxy (h5bench_macsio)",
     "exerciser": "the HDF5 Exerciser (h5bench_exerciser)",
     "metadata": "the HDF5 metadata stress test hdf5_iotest (h5bench_hdf5_iotest)",
@@ -147,6 +152,7 @@ def to_suite(doc: Any, path: StrPath) -> tuple[Doc, list[Path]]:
     cases: list[Doc] = []
     notes: list[str] = []
     unlimited_files: set[str] = set()
+    openpmd_write: dict[str, str] = {}  # the last openpmd write entry's settings, for the reads after it
     for no, entry in enumerate(benchmarks, 1):
         w = f"{where}: benchmarks[{no - 1}]"
         if not isinstance(entry, dict):
@@ -155,11 +161,17 @@ def to_suite(doc: Any, path: StrPath) -> tuple[Doc, list[Path]]:
         if name in OTHER_KERNELS:
             raise UsageError(f"{w}: benchmark {name!r} is {OTHER_KERNELS[name]}, another application's kernel "
                              "that iokernels does not have",
-                             "iokernels runs h5bench's write/read family (" + ", ".join(sorted(BENCHMARKS)) +
+                             "iokernels runs h5bench's write/read family and openpmd (" +
+                             ", ".join(sorted(BENCHMARKS)) +
                              "); run this entry with h5bench itself, or remove it")
+        if name == "openpmd":
+            kernel, args = _openpmd_args(entry, directory, openpmd_write, w, notes)
+            cases.append({"name": f"{no:02d}-openpmd-{kernel.split('_')[1]}", "kernel": kernel, "ranks": ranks,
+                          "args": args + common, "launcher": launcher})
+            continue
         if name not in BENCHMARKS:
             raise UsageError(f"{w}: benchmark {name!r} has no iokernels counterpart",
-                             "supported: " + ", ".join(sorted(BENCHMARKS)) +
+                             "supported: " + ", ".join(sorted([*BENCHMARKS, "openpmd"])) +
                              " (the S3D and GCRM kernels have their own suites: see python/iokernels/suites)")
         config = entry.get("configuration", {})
         if not isinstance(config, dict):
@@ -232,6 +244,49 @@ def _pattern_args(name: str, config: Doc, implied: dict[str, str], directory: Pa
     else:
         args += ["-i", target]
     return args
+
+
+# h5bench's openpmd keys (its driver writes each to openpmd.input) -> the kernels' options.
+OPENPMD_WRITE_KEYS = {"dim": "--dim", "balanced": "--balanced", "ratio": "--ratio", "steps": "--steps",
+                      "minBlock": "--min-block", "grid": "--grid", "rankBlocks": "--rank-blocks"}
+
+
+def _openpmd_args(entry: Doc, directory: Path, last_write: dict[str, str], w: str,
+                  notes: list[str]) -> tuple[str, list[str]]:
+    """(kernel, arguments) of one h5bench openpmd entry.  A write's settings
+    are remembered in `last_write` for the reads that follow it."""
+    config = entry.get("configuration", {})
+    if not isinstance(config, dict):
+        raise UsageError(f"{w}: 'configuration' must be an object of KEY: VALUE")
+    if "file" in entry:
+        notes.append(f"{w}: openpmd takes no file name (h5bench warns too): it writes 8a_parallel_<dim>D<b|u>.h5 "
+                     "in the directory.")
+    operation = str(config.get("operation", ""))
+    location = ["--file-location", str(directory) if directory.is_absolute() else "{cwd}/" + str(directory)]
+    if operation == "write":
+        last_write.clear()
+        for key, value in config.items():
+            if key == "operation":
+                continue
+            if key not in OPENPMD_WRITE_KEYS:
+                raise UsageError(f"{w}: openpmd write key {key!r} is not one of h5bench_openpmd_write's",
+                                 "keys: " + ", ".join(OPENPMD_WRITE_KEYS))
+            last_write[key] = str(value)
+        args = [a for k, v in last_write.items() for a in (OPENPMD_WRITE_KEYS[k], v)]
+        return "openpmd_write", args + location + ["--keep", "--overwrite"]
+    if operation == "read":
+        extra = sorted(set(config) - {"operation", "pattern"})
+        if extra:
+            raise UsageError(f"{w}: openpmd read key {extra[0]!r} is not one of h5bench_openpmd_read's",
+                             "a read entry has only 'pattern' (m, sx, sy, sz, fx, fy, fz)")
+        if "pattern" not in config:
+            raise UsageError(f"{w}: the openpmd read entry has no 'pattern'", 'add e.g. "pattern": "sy"')
+        if not last_write:
+            raise UsageError(f"{w}: an openpmd read needs an openpmd write entry before it",
+                             "h5bench's reader reads the file the write entry wrote; put that entry first")
+        args = [a for k, v in last_write.items() for a in (OPENPMD_WRITE_KEYS[k], v)]
+        return "openpmd_read", args + ["--pattern", str(config["pattern"])] + location
+    raise UsageError(f"{w}: openpmd 'operation' is {operation!r}", 'use "operation": "write" or "read"')
 
 
 def _e3sm_args(config: Doc, directory: Path, file: str, w: str, notes: list[str]) -> list[str]:

@@ -178,10 +178,10 @@ def assert_all_ranks_fail(proc, *fragments):
     assert "MPI_ABORT" not in err and "core dumped" not in err.lower(), err
 
 
-def pattern_value(name, element, record, seed=0):
-    """The float/double value the programs write (src/core/pattern.cpp) at
-    flat `element` of record `record` of variable `name` (FilePlan::pattern_seed
-    `seed`, 0 unless a kernel sets one)."""
+def pattern_raw(name, element, record, seed=0):
+    """The pattern's 64 hashed bits (src/runner/pattern.cpp) at flat `element`
+    of record `record` of variable `name` (FilePlan::pattern_seed `seed`, 0
+    unless a kernel sets one): each type keeps some of them."""
     m = 0xFFFFFFFFFFFFFFFF
 
     def mix(x):  # splitmix64 finaliser
@@ -196,7 +196,17 @@ def pattern_value(name, element, record, seed=0):
     block, pos = element >> 9, element & 511  # hashed per 512-element block
     h = mix(key ^ mix((block * 0x100000001B3 + record * 0x9E3779B97F4A7C15) & m))
     x = (pos * 0xD6E8FEB86659FD93) & m  # a Weyl sequence within the block, folded
-    return ((h ^ x ^ (x >> 32)) & 0xFFFFFF) / 256.0
+    return h ^ x ^ (x >> 32)
+
+
+def pattern_value(name, element, record, seed=0):
+    """The float/double value the programs write at that element."""
+    return (pattern_raw(name, element, record, seed) & 0xFFFFFF) / 256.0
+
+
+def pattern_int64(name, element, record, seed=0):
+    """The int64 value the programs write at that element."""
+    return pattern_raw(name, element, record, seed) & 0x7FFFFFFFFFFF
 
 
 @pytest.fixture(scope="session")

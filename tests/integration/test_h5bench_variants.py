@@ -178,7 +178,7 @@ def test_e3sm_entry_runs_the_e3sm_kernel(tmp_path):
     assert not list((res / "out" / r["id"]).glob("out*.h5"))  # no "k": the output is removed, as E3SM-IO
 
 
-@pytest.mark.parametrize("name,what", [("amrex", "AMReX"), ("openpmd", "openPMD"), ("macsio", "MACSio"),
+@pytest.mark.parametrize("name,what", [("amrex", "AMReX"), ("macsio", "MACSio"),
                                        ("exerciser", "HDF5 Exerciser"), ("metadata", "metadata stress")])
 def test_other_h5bench_kernels_are_refused_by_name(tmp_path, name, what):
     path = tmp_path / "o.json"

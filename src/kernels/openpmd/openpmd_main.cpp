@@ -111,6 +111,11 @@ void configure_stack(Driver& d) {
                   "use -x canonical or -x rearrange");
 }
 
+// The suite's report of each file (bytes, times, bandwidths, Verification).
+void print_report(Driver& d, const StepOutcome& o) {
+    if (d.rank() == 0 && !d.options().quiet) o.out.text.print();
+}
+
 void print_summary(Driver& d, const Config& cfg, const char* verb, const FileOutcome& o, const std::string& path) {
     if (d.rank() != 0 || d.options().quiet) return;
     std::string mesh;
@@ -161,6 +166,7 @@ public:
         }
         return k;
     }
+    void step_done(Driver& d, const StepOutcome& o) override { print_report(d, o); }
     void report(Driver& d, const std::vector<StepOutcome>& done, const std::vector<GroupOutcome>&) override {
         print_summary(d, cli_.cfg, "write", done.at(0).out, cli_.path);
         if (done.size() > 1) print_summary(d, cli_.cfg, "read-back", done.at(1).out, cli_.path);
@@ -204,6 +210,7 @@ public:
         k.groups.push_back(std::move(g));
         return k;
     }
+    void step_done(Driver& d, const StepOutcome& o) override { print_report(d, o); }
     void report(Driver& d, const std::vector<StepOutcome>& done, const std::vector<GroupOutcome>&) override {
         print_summary(d, cli_.cfg, (std::string("read (pattern ") + openpmd::name(cli_.cfg.pattern) + ")").c_str(),
                       done.at(0).out, cli_.path);
