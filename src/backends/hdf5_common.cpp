@@ -342,7 +342,8 @@ void write_attr(hid_t obj, const Attr& a, const std::string& what) {
         std::size_t len = 1;
         for (const auto& t : a.texts) len = std::max(len, t.size() + 1);
         std::vector<char> buf(len * a.texts.size(), '\0');
-        for (std::size_t i = 0; i < a.texts.size(); ++i) std::memcpy(&buf[i * len], a.texts[i].data(), a.texts[i].size());
+        for (std::size_t i = 0; i < a.texts.size(); ++i)
+            std::memcpy(&buf[i * len], a.texts[i].data(), a.texts[i].size());
         Handle type(check(H5Tcopy(H5T_C_S1), "H5Tcopy " + w), H5Tclose);
         check(H5Tset_size(type, len), "H5Tset_size " + w);
         check(H5Tset_strpad(type, H5T_STR_NULLTERM), "H5Tset_strpad " + w);

@@ -38,7 +38,7 @@ struct Attr {
 
     static Attr Text(std::string name, std::string text);
     static Attr Number(std::string name, DType type, std::vector<double> values);
-    static Attr Scalar(std::string name, DType type, double value);      // scalar = true
+    static Attr Scalar(std::string name, DType type, double value);       // scalar = true
     static Attr Texts(std::string name, std::vector<std::string> texts);  // an array of strings
 };
 

@@ -63,9 +63,8 @@ const char* name(Pattern p) {
 }
 
 const std::vector<std::string>& config_keys() {
-    static const std::vector<std::string> keys = {"dim",       "balanced",     "ratio",    "steps",  "minBlock",
-                                                  "grid",      "rankBlocks",   "encoding", "fileLocation",
-                                                  "pattern"};
+    static const std::vector<std::string> keys = {"dim",  "balanced",   "ratio",    "steps",        "minBlock",
+                                                  "grid", "rankBlocks", "encoding", "fileLocation", "pattern"};
     return keys;
 }
 
@@ -151,7 +150,9 @@ void Config::resolve(int ranks) {
         if (v.size() != static_cast<std::size_t>(dim))
             throw Error(std::string(k) + " has " + std::to_string(v.size()) + " values and dim=" + std::to_string(dim),
                         "give one value per mesh dimension, e.g. " + std::string(k) + "=" +
-                            (dim == 1 ? "16" : dim == 2 ? "16 32" : "16 32 32"));
+                            (dim == 1   ? "16"
+                             : dim == 2 ? "16 32"
+                                        : "16 32 32"));
         for (auto x : v)
             if (x == 0) throw Error(std::string(k) + " has a zero", "every mesh axis needs at least one cell");
     }
@@ -192,8 +193,6 @@ std::uint64_t Config::particles() const {
     return n;
 }
 
-std::string Config::file_stem() const {
-    return "8a_parallel_" + std::to_string(dim) + "D" + (balanced ? "b" : "u");
-}
+std::string Config::file_stem() const { return "8a_parallel_" + std::to_string(dim) + "D" + (balanced ? "b" : "u"); }
 
 }  // namespace iok::openpmd

@@ -22,8 +22,8 @@ struct Range {
 };
 
 struct RankStep {
-    std::vector<Block> mesh;        // blocks of every mesh component
-    std::vector<Range> particles;   // ranges of every particle record
+    std::vector<Block> mesh;       // blocks of every mesh component
+    std::vector<Range> particles;  // ranges of every particle record
 };
 
 class Layout {

@@ -49,7 +49,8 @@ struct Cli {
                 ->check(CLI::NonNegativeNumber);
         const std::vector<std::tuple<std::string, std::string, std::string>> keys = {
             {"dim", "--dim", "mesh dimensions: 1, 2 or 3 (default 3)"},
-            {"balanced", "--balanced", "true, or false: on steps 1, 4, 7, ... ranks r%4==0 write nothing, r%4==1 double"},
+            {"balanced", "--balanced",
+             "true, or false: on steps 1, 4, 7, ... ranks r%4==0 write nothing, r%4==1 double"},
             {"ratio", "--ratio", "particles per mesh cell (default 1)"},
             {"steps", "--steps", "iterations written (default 1)"},
             {"minBlock", "--min-block", "cells of a mini block per axis, e.g. \"16 32 32\" (default 64 32 32)"},
@@ -204,9 +205,11 @@ public:
             "the file does not hold what `iokernels openpmd_write` writes with this configuration: was it modified, "
             "or written with other dim/minBlock/grid/ratio/steps?";
         StepGroup g;
-        g.steps.push_back(
-            {StepKind::Read, share(std::move(p)), cli_.path, PathUse::Input, {{"role", "openpmd"},
-                                                                              {"pattern", openpmd::name(cli_.cfg.pattern)}}});
+        g.steps.push_back({StepKind::Read,
+                           share(std::move(p)),
+                           cli_.path,
+                           PathUse::Input,
+                           {{"role", "openpmd"}, {"pattern", openpmd::name(cli_.cfg.pattern)}}});
         k.groups.push_back(std::move(g));
         return k;
     }

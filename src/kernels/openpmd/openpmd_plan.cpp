@@ -10,10 +10,10 @@ const char* const kAxes[] = {"x", "y", "z"};
 using Units = std::vector<double>;
 const Units kNone = {0, 0, 0, 0, 0, 0, 0};
 const Units kLength = {1, 0, 0, 0, 0, 0, 0};
-const Units kElectric = {1, 1, -3, -1, 0, 0, 0};       // V/m = kg m s^-3 A^-1
-const Units kMagnetic = {0, 1, -2, -1, 0, 0, 0};       // T = kg s^-2 A^-1
-const Units kChargeDensity = {-3, 0, 1, 1, 0, 0, 0};   // C/m^3
-const Units kCharge = {0, 0, 1, 1, 0, 0, 0};           // C = A s
+const Units kElectric = {1, 1, -3, -1, 0, 0, 0};      // V/m = kg m s^-3 A^-1
+const Units kMagnetic = {0, 1, -2, -1, 0, 0, 0};      // T = kg s^-2 A^-1
+const Units kChargeDensity = {-3, 0, 1, 1, 0, 0, 0};  // C/m^3
+const Units kCharge = {0, 0, 1, 1, 0, 0, 0};          // C = A s
 
 std::string iteration(int step) { return "/data/" + std::to_string(step); }
 
@@ -68,9 +68,7 @@ std::string mesh_var(int step, const std::string& record, const std::string& com
     return iteration(step) + "/fields/" + record + (component.empty() ? "" : "/" + component);
 }
 
-std::string particle_var(int step, const std::string& record) {
-    return iteration(step) + "/particles/ion/" + record;
-}
+std::string particle_var(int step, const std::string& record) { return iteration(step) + "/particles/ion/" + record; }
 
 FileSpec openpmd_spec(const Config& cfg, const Provenance& who) {
     FileSpec s;
@@ -127,8 +125,7 @@ FileSpec openpmd_spec(const Config& cfg, const Provenance& who) {
         // the constant positionOffset/x.
         const std::string sp = iteration(step) + "/particles/ion";
         s.groups.push_back({sp,
-                            {Attr::Text("particleSmoothing", "none"),
-                             Attr::Scalar("openPMD_STEP", DType::Int, step),
+                            {Attr::Text("particleSmoothing", "none"), Attr::Scalar("openPMD_STEP", DType::Int, step),
                              Attr::Scalar("p2mRatio", DType::Int, static_cast<double>(cfg.ratio))}});
         for (const auto& [rec, type, units] :
              {std::tuple{"id", DType::Int64, kNone}, std::tuple{"charge", DType::Double, kCharge}}) {
@@ -196,9 +193,7 @@ FilePlan read_plan(const Config& cfg, FileSpec spec, int rank, int ranks) {
         return blocks(mesh, {b});
     };
     // Rows [lo, hi) of the first axis, or of the particles, for this reader.
-    auto share = [&](std::uint64_t length) {
-        return Range{length * r / n, length * (r + 1) / n - length * r / n};
-    };
+    auto share = [&](std::uint64_t length) { return Range{length * r / n, length * (r + 1) / n - length * r / n}; };
     const auto none_mesh = std::make_shared<const Selection>(mesh);
     const auto none_part = std::make_shared<const Selection>(std::vector<std::uint64_t>{np});
     SelectionPtr mesh_full, part_full, rho_sel, b_sel;
