@@ -7,7 +7,8 @@
 h5bench (github.com/hpc-io/h5bench) ships JSON driver configurations in its
 samples/ folder.  This script takes each one matching --glob, shrinks only its
 sizes -- particles per rank to at most --particles (DIM_1, with BLOCK_CNT,
-STDEV_DIM_1 and NUM_PARTICLES scaled alike; 2-D/3-D sides to at most 64/16),
+STDEV_DIM_1 and NUM_PARTICLES scaled alike; 2-D/3-D sides to at most 64/16;
+openpmd's minBlock halved to at most 4 cells a side),
 emulated compute to 1 ms per step, e3sm's records to 2 and its map to one
 e3sm_mapgen makes (HDF5, the sample's rank count); an overwrite/append entry
 on a file no earlier entry writes gets a write entry before it (h5bench
@@ -64,6 +65,20 @@ def shrink_pattern(cfg, particles):
     return factor
 
 
+def shrink_openpmd(cfg):
+    """openpmd write: minBlock halved until a mini block has at most 4^dim cells
+    (the grid, which fixes how the ranks share the mesh, stays)."""
+    if "minBlock" not in cfg:
+        return 1
+    block = [int(x) for x in str(cfg["minBlock"]).split()]
+    factor = 1
+    while max(block) > 4 and all(b % 2 == 0 for b in block):
+        block = [b // 2 for b in block]
+        factor *= 2
+    cfg["minBlock"] = " ".join(map(str, block))
+    return factor
+
+
 def make_map(build, path, nprocs):
     subprocess.run([str(paths.program(build, "e3sm_mapgen")), "--case", "F", "--nprocs", str(nprocs),
                     "--format", "hdf5", "-o", str(path)], check=True, capture_output=True, timeout=600)
@@ -82,6 +97,10 @@ def shrink(doc, particles, work, build):
             cfg["map"] = str(mp)
             if "r" in cfg:
                 cfg["r"] = "2"
+        elif b.get("benchmark") == "openpmd":
+            f = shrink_openpmd(cfg)
+            if f > 1:
+                notes.append(f"openpmd: minBlock / {f}")
         elif b.get("benchmark") in h5bench_form.BENCHMARKS:
             f = shrink_pattern(cfg, particles)
             if f > 1:

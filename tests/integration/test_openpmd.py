@@ -304,4 +304,4 @@ def test_h5bench_sample_runs_through_the_suite_runner(tmp_path):
     (w, wdoc), (r, rdoc) = runs
     assert wdoc["params"]["backend"] == "hdf5"
     read = rdoc["files"][0]
-    assert read["bytes"]["sum"] == 2 * 8 * 16 * 8  # 2 ranks, a 16 x 8 slice of rho, one iteration
+    assert read["bytes"]["sum"] == 2 * 8 * 16 * 16  # 2 ranks, each a 16 x 16 plane of rho, one iteration
