@@ -177,7 +177,7 @@ def test_hdf5_file_read_by_openpmd_api_and_validated(tmp_path, ranks, dim, balan
     j = load_json(tmp_path / "out.json")
     w = j["files"][0]
     cells = int(np.prod(shape))
-    assert w["bytes"]["sum"] == 2 * (cells * 8 * (2 * dim + 1) + cells * 2 * 8 * 3)
+    assert w["bytes"]["total"] == 2 * (cells * 8 * (2 * dim + 1) + cells * 2 * 8 * 3)
     if ranks == 4 and balanced == "false":
         # Step 1: rank 0 idle, rank 1 two patches (two requests per variable);
         # step 2: one each.  2*dim + 1 meshes and 3 particle records per step.
@@ -208,7 +208,7 @@ def test_read_patterns_read_and_verify_their_elements(tmp_path, pattern, count):
     r = load_json(tmp_path / "r.json")["files"][0]
     cells = int(np.prod(shape))
     want = 2 * 4 * 8 * count(shape) if count else 2 * 8 * (7 * cells + 3 * 2 * cells)
-    assert r["bytes"]["sum"] == want
+    assert r["bytes"]["total"] == want
 
 
 @pytest.mark.parametrize("backend", ["hdf5", "adios"])
@@ -304,4 +304,4 @@ def test_h5bench_sample_runs_through_the_suite_runner(tmp_path):
     (w, wdoc), (r, rdoc) = runs
     assert wdoc["params"]["backend"] == "hdf5"
     read = rdoc["files"][0]
-    assert read["bytes"]["sum"] == 2 * 8 * 16 * 16  # 2 ranks, each a 16 x 16 plane of rho, one iteration
+    assert read["bytes"]["total"] == 2 * 8 * 16 * 16  # 2 ranks, each a 16 x 16 plane of rho, one iteration
