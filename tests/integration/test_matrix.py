@@ -238,7 +238,7 @@ OPENPMD_CONF = ["--dim", "3", "--min-block", "4 6 5", "--grid", "4 2 1", "--step
 def openpmd_write(d, backend, strategy, *extra):
     path = d / "openpmd"
     run_stack(d, "openpmd_write", backend, strategy, *OPENPMD_CONF, "--balanced", "false", "-o", path, "-k",
-              *extra)
+              *extra, verified="--verify" in extra)
     return path
 
 
