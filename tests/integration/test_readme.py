@@ -288,11 +288,13 @@ CHECKS = {  # (document, the block's first line starts with) -> check
         check_covered_by("test_bad_inputs.py", "IOK_BAD_INPUTS_LOG", "bad_inputs.md"),
     ("capture_trace.md", "# 1. capture"): check_capture("capture_trace.md", "# 1. capture"),
     ("README.md", "scripts/iok build"):
-        check_covered_by("test_darshan.py", "example.darshan", '"--dry-run"', '"--ranks"', '"--scale"'),
+        check_covered_by("test_darshan.py", "example.darshan", '"--dry-run"', '"--ranks"', '"--scale"', '"advise"',
+                         '"html"'),
     ("darshan.md", "# what the log says, per file"):
         check_covered_by("test_darshan.py", '"--dry-run"', '"--ranks"', '"--scale"', '"--calls", "recorded"'),
     ("darshan.md", "scripts/run.sh build/src/iokernels-darshan advise"):
-        check_covered_by("test_darshan.py", '"advise"'),
+        lambda clone: (check_covered_by("test_darshan.py", '"advise"', '"-o"')(clone),
+                       check_covered_by("test_advise.py", '"advise"', '"html"', '"e3sm", "-a", "pnetcdf"')(clone)),
     ("hardening.md", "$ mpiexec -n 4 iokernels vpic"): check_size_refusal,
     ("install.md", "module load openmpi"): check_covered_by("test_install.py", "--install", "--prefix"),
     ("install.md", "module use"): check_covered_by("test_install.py", "module use", "load iokernels"),
