@@ -216,6 +216,12 @@ def advise(runner: Runner, argv: Sequence[str], baseline: Config, tried: Sequenc
             "flags": " ".join(best["args"] + (["--independent"] if best["independent"] is True else [])
                               + [f"--hint {k}={v}" for k, v in best["hints"].items()]),
             "command": shlex.join(str(a) for a in best["command"]), "hints_file": hints_file}
+        rest = [r for r in ok if r is not best]
+        if rest:                                # is the fastest clearly ahead of the next one?
+            ru = min(rest, key=lambda r: r["median_s"])
+            doc["best"]["runner_up"] = {"config": ru["config"], "median_s": ru["median_s"],
+                                        "spread_s": [ru["min_s"], ru["max_s"]],
+                                        "spreads_overlap": ru["min_s"] <= best["max_s"]}
     return doc
 
 
@@ -247,6 +253,11 @@ def advice_text(doc: Doc) -> list[str]:
         out.append("  the spreads overlap: not a clear win at these repeats (run more with --repeats)")
     else:
         out.append("  the spreads do not overlap: every repeat of it beat every repeat of the run as given")
+    ru = b.get("runner_up")
+    if ru:
+        out.append(f"  next: {ru['config']}: median {ru['median_s']:.4f} s (min-max {ru['spread_s'][0]:.4f}-"
+                   f"{ru['spread_s'][1]:.4f}): " + ("spreads overlap with the fastest's" if ru["spreads_overlap"]
+                                                    else "every repeat slower than every repeat of the fastest"))
     if b["note"]:
         out.append(f"  note: {b['note']}")
     out.append(f"  flags: {b['flags'] or '(none: as given)'}")

@@ -237,6 +237,12 @@ def _advice_section(advice: Sequence[Doc]) -> str:
                        f"(min-max {b['spread_s'][0]:.4f}-{b['spread_s'][1]:.4f}) against "
                        f"{b['baseline_median_s']:.4f} s as given: speed-up <b>{b['speedup']:.2f}x</b> "
                        f"(worst-best {lo:.2f}-{hi:.2f}x; {_e(verdict)}).</p>")
+            ru = b.get("runner_up")
+            if ru:
+                out.append(f"<p class='note'>Next: {_e(ru['config'])}, median {ru['median_s']:.4f} s (min-max "
+                           f"{ru['spread_s'][0]:.4f}-{ru['spread_s'][1]:.4f}): "
+                           + ("spreads overlap with the fastest's." if ru["spreads_overlap"] else
+                              "every repeat slower than every repeat of the fastest.") + "</p>")
             out.append(f"<p>Flags: <code>{_e(b['flags'] or '(none)')}</code><br>Command: <code>{_e(b['command'])}"
                        "</code></p>")
             if b["hints_file"]:

@@ -113,6 +113,10 @@ def test_example_log_advice_in_text_json_and_html(examples, tmp_path):
 
 
 SHIM_C = SOURCE_DIR / "tests" / "integration" / "capture" / "corrupt_on_close.c"
+# example.darshan's file replayed at 1/16384 on 4 ranks: 128 MiB written from
+# byte 4117397250048 on (the log's own offsets; below it the file is a hole).
+CORRUPT_MATCH = "replay0_vpicio"
+CORRUPT_AT = 4117397250048 + 5000
 
 
 @pytest.mark.parametrize("calls", [["-a", "mpiio", "-x", "canonical"], ["--calls", "recorded"]],

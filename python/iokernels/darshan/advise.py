@@ -32,10 +32,16 @@ def advise(program: str, log: str, ranks: int, scale: float, repeats: int, strip
         baseline = shared.Config("the job's own calls (--calls recorded)", ["--calls", "recorded"])
         tried = [shared.Config("one collective call per file (-x canonical)", [], collective=True),
                  *shared.configs(ranks, striping, ["rearrange"], "canonical")]
-        return shared.advise(runner, argv, baseline, tried, repeats,
-                             {"subject": f"Darshan log {log} (1/{scale:g} of its accesses)", "log": log,
-                              "scale": scale, "io_layer": "romio"},
-                             log=None if quiet else lambda m: print(m, file=sys.stderr, flush=True))
+        doc = shared.advise(runner, argv, baseline, tried, repeats,
+                            {"subject": f"Darshan log {log} (1/{scale:g} of its accesses)", "log": log,
+                             "scale": scale, "io_layer": "romio"},
+                            log=None if quiet else lambda m: print(m, file=sys.stderr, flush=True))
+    # the commands as the user runs them: the temporary output directory is gone
+    for c in doc["configs"]:
+        c["command"] = [a.replace(str(out), "OUTDIR") for a in c["command"]]
+    if "best" in doc:
+        doc["best"]["command"] = doc["best"]["command"].replace(str(out), "OUTDIR")
+    return doc
 
 
 advice_text = shared.advice_text
