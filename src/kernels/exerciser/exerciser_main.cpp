@@ -75,6 +75,10 @@ public:
         if (opt_.derivedtype)
             d.require(d.library().caps.compound_files, "--derivedtype (the compound dataset 'simulation parameters')",
                       "compound files");
+        d.expressible(opt_.rshift == 0 || !d.strategy().read_needs_same_ranks,
+                      "--rshift " + std::to_string(opt_.rshift) + " reads other ranks' blocks, and strategy " +
+                          d.options().strategy + " reads back only the blocks each rank wrote",
+                      "run it with --rshift 0, or with -x canonical or rearrange");
         layout_.groups = d.library().caps.slash_names;
         layout_.group_attrs = d.library().caps.group_attrs && d.strategy().keeps_canonical_layout;
         if (opt_.path.empty()) {  // the original's random name, the same on every rank
