@@ -73,7 +73,10 @@ FilePlan spec_of(const Options& o, const Geometry& g, int it, const Layout& l) {
             f.type = m.type;
             f.dims = ddims;
             f.compound = top + (l.groups ? "derivedData/" : "derivedData_") + "simulation parameters";
-            if (o.usechunked) f.storage.chunk = g.nels;
+            // The original keeps the derived dataset's block from the first size
+            // on (its file block is not reset per size): chunks of --minels.
+            if (o.usechunked)
+                for (std::size_t d = 0; d < nd; ++d) f.storage.chunk.push_back(static_cast<std::uint64_t>(o.minels[d]));
             s.vars.push_back(f);
         }
     if (o.addattr) {
