@@ -154,7 +154,7 @@ def main():
             failed = True
             continue
         mo, mi = statistics.median(t["original"]), statistics.median(t["iokernels"])
-        pairs = statistics.median(b / o for o, b in zip(t["original"], t["iokernels"]))
+        pairs = statistics.median(b / o for o, b in zip(t["original"], t["iokernels"], strict=True))
         rows.append((n, ranks, mo, mi, mi / mo, pairs, t, diff, nlines))
     print(f"{'case':18} {'ranks':>5} {'original s':>11} {'iokernels s':>12} {'ratio':>6} {'pairs':>6}"
           f"  {'original min-max':>17}  {'iokernels min-max':>17}  h5dump -H")
