@@ -80,6 +80,7 @@ public:
                           d.options().strategy + " reads back only the blocks each rank wrote",
                       "run it with --rshift 0, or with -x canonical or rearrange");
         layout_.groups = d.library().caps.slash_names;
+        layout_.read_derived = d.strategy().read_needs_same_ranks;
         layout_.group_attrs = d.library().caps.group_attrs && d.strategy().keeps_canonical_layout;
         if (opt_.path.empty()) {  // the original's random name, the same on every rank
             unsigned name = 0;

@@ -121,6 +121,9 @@ FilePlan read_plan(const Options& o, const Geometry& g, int it, int rank, int np
     p.selection.push_back(hyperslab(p.spec.fixed_shape(p.spec.vars[0]), g, location(o, at), false));
     p.requests = 1;
     p.selection.resize(p.spec.vars.size());  // the derived dataset is not read back, as the original
+    if (l.read_derived)
+        for (std::size_t v = 1; v < p.spec.vars.size(); ++v)
+            p.selection[v] = hyperslab(p.spec.fixed_shape(p.spec.vars[v]), g, location(o, rank), true);
     // The value there is that of its writer, rank (r + 2 shift) - shift.
     const int writer = o.rshift > 0 ? shifted(rank, o.rshift, nprocs) : rank;
     p.constant_data = FilePlan::ConstantData{static_cast<double>(writer + 1), 0};

@@ -18,6 +18,9 @@ namespace iok::exerciser {
 struct Layout {
     bool groups = true;       // names with '/' (HDF5, ADIOS2, MPI-IO); else the bare dataset names
     bool group_attrs = true;  // the attributes on /Data (HDF5); else on the file
+    // The strategy reads back only the blocks each rank wrote (blob, log):
+    // the derived dataset is read too (the original reads only the double one).
+    bool read_derived = false;
 };
 
 std::string dataset_name(const Geometry& g, int iteration);  // "hdf5DataSet1-iter3-size64"
