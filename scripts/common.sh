@@ -36,6 +36,8 @@ IOK_PACKAGES_TEST=(
     clang-format clang-tidy
     # profiling the kernels (bench/README.md: perf record, valgrind --tool=callgrind on one rank)
     linux-perf valgrind
+    # rebuilds after a fresh clone or a reformat reuse the compiled objects (scripts/iok: CCACHE_BASEDIR)
+    ccache
 )
 # Everything (the older single list; its stamp is still honoured).
 IOK_PACKAGES=("${IOK_PACKAGES_DEMO[@]}" "${IOK_PACKAGES_TEST[@]}")

@@ -16,7 +16,7 @@ static void usage(FILE* out) {
                  "iokernels %s: parallel I/O benchmarks built from real application I/O kernels\n\n"
                  "usage: mpiexec -n N iokernels <kernel> [options]   (iokernels <kernel> --help)\n\n"
                  "kernels:\n",
-                 IOK_VERSION);
+                 iok::iokernels_version());
     for (const auto& k : iok::registered_kernels())
         std::fprintf(out, "  %-10s %s\n", k.name.c_str(), k.description.c_str());
     std::fprintf(

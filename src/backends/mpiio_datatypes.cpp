@@ -50,10 +50,9 @@ MPI_Datatype make_hindexed(const std::vector<Piece>& pieces, MPI_Datatype unit) 
         disps[i] = pieces[i].disp;
     }
     MPI_Datatype t;
-    int rc = MPI_Type_create_hindexed(static_cast<int>(pieces.size()), lens.data(), disps.data(), unit, &t);
-    if (rc != MPI_SUCCESS) throw Error("MPI_Type_create_hindexed failed: " + mpi_error_text(rc));
-    rc = MPI_Type_commit(&t);
-    if (rc != MPI_SUCCESS) throw Error("MPI_Type_commit failed: " + mpi_error_text(rc));
+    check_mpi(MPI_Type_create_hindexed(static_cast<int>(pieces.size()), lens.data(), disps.data(), unit, &t),
+              "MPI_Type_create_hindexed", "describe a selection as an MPI datatype");
+    check_mpi(MPI_Type_commit(&t), "MPI_Type_commit", "describe a selection as an MPI datatype");
     return t;
 }
 

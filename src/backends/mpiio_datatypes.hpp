@@ -19,7 +19,7 @@
 #include <string>
 #include <utility>
 
-#include "core/mpi_layer.hpp"  // mpi_error_text, for the users of this header
+#include "core/mpi_layer.hpp"  // check_mpi, for this header's users
 #include "model/selection.hpp"
 
 namespace iok {

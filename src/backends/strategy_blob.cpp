@@ -310,16 +310,21 @@ private:
         const BlobSel& b = sub_.sels[static_cast<std::size_t>(sub_.var_sel[v])];
         bool same = seq_elements(s) == static_cast<std::uint64_t>(b.nelems[static_cast<std::size_t>(grank_)]);
         if (same) same = seq_ints(s) == my_blocks_[static_cast<std::size_t>(sub_.var_sel[v])];
-        if (!same)
-            throw Error("blob: variable " + vs.name + " (" + std::to_string(seq_elements(s)) + " elements in " +
-                            std::to_string(s.size()) + " selection(s), expected " +
-                            std::to_string(b.nelems[static_cast<std::size_t>(grank_)]) +
-                            ") is accessed with other blocks than " +
-                            (writing_ ? "in its first record" : "were written"),
-                        writing_ ? "the blob strategy needs the same selection in every record"
-                                 : "read with the decomposition and process count it was written with, or "
-                                   "rebuild the canonical file with blob_replay");
-        validated_[v] = s;
+        if (same) {
+            validated_[v] = s;
+            return;
+        }
+        std::string what = "blob: variable " + vs.name + " (" + std::to_string(seq_elements(s)) + " elements in " +
+                           std::to_string(s.size()) + " selection(s), expected " +
+                           std::to_string(b.nelems[static_cast<std::size_t>(grank_)]) +
+                           ") is accessed with other blocks than " +
+                           (writing_ ? "in its first record" : "were written");
+        if (writing_) throw Error(what, "the blob strategy needs the same selection in every record");
+        // Each rank's subfile holds the blocks that rank wrote: a read of
+        // other blocks is not expressible in this layout (exit 2), not a fault.
+        throw Unsupported(what + " (a blob file is read back by the blocks each process wrote)",
+                          "read with the decomposition and process count it was written with, or rebuild the "
+                          "canonical file with blob_replay");
     }
 
     void write_pending() {

@@ -200,15 +200,17 @@ private:
             auto& occ = seen_[{p.var, p.record}];
             auto it = lookup_.find({p.var, p.record});
             if (it == lookup_.end() || occ >= it->second.size())
-                throw Error("log: no logged write of variable " + v.name + " record " + std::to_string(p.record) +
-                                " by this process",
-                            "read with the plan and process count the log was written with");
+                throw Unsupported("log: no logged write of variable " + v.name + " record " + std::to_string(p.record) +
+                                      " by this process (a log is read back by the blocks each process wrote)",
+                                  "read with the plan and process count the log was written with");
             const LogEntry& e = index_.entries[it->second[occ++]];
             const LogSel& s = index_.sels[static_cast<std::size_t>(e.sel)];
             if (e.nbytes != static_cast<std::int64_t>(p.bytes) || s.ints != blocks_to_ints(*p.sel))
-                throw Error("log: variable " + v.name + " is read with other blocks than were written",
-                            "read with the decomposition and process count it was written with, or rebuild the "
-                            "canonical file with log_replay");
+                throw Unsupported("log: variable " + v.name +
+                                      " is read with other blocks than were written (a log is read back by the blocks "
+                                      "each process wrote)",
+                                  "read with the decomposition and process count it was written with, or rebuild the "
+                                  "canonical file with log_replay");
             check_mpi(MPI_File_read_at(fh_, static_cast<MPI_Offset>(e.offset), p.buf, static_cast<int>(p.bytes),
                                        MPI_BYTE, MPI_STATUS_IGNORE),
                       "MPI_File_read_at", "read " + log_data_path(dir_, gindex_), kLogHint);

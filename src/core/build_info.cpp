@@ -6,10 +6,6 @@
 
 #include <cstdlib>
 
-#ifndef IOK_GIT_REVISION
-#define IOK_GIT_REVISION "unknown"
-#endif
-
 namespace iok {
 
 std::string executable_path() {
@@ -44,8 +40,8 @@ std::string install_prefix() {
 
 nlohmann::json build_info() {
     nlohmann::json b;
-    b["version"] = IOK_VERSION;
-    b["git_revision"] = IOK_GIT_REVISION;
+    b["version"] = iokernels_version();
+    b["git_revision"] = git_revision();
     const std::string prefix = install_prefix();
     b["install_prefix"] = prefix.empty() ? nlohmann::json(nullptr) : nlohmann::json(prefix);
     b["executable"] = executable_path();
@@ -57,8 +53,8 @@ nlohmann::json build_info() {
 }
 
 std::string version_text() {
-    std::string t =
-        std::string("iokernels ") + IOK_VERSION + " (git " + IOK_GIT_REVISION + ", " + build_description() + ")\n";
+    std::string t = std::string("iokernels ") + iokernels_version() + " (git " + git_revision() + ", " +
+                    build_description() + ")\n";
     const std::string prefix = install_prefix();
     if (!prefix.empty())
         t += "installed in " + prefix + "\n";

@@ -26,6 +26,12 @@ const std::vector<std::pair<std::string, std::string>>& build_libraries();
 // Build type and compiler, e.g. "Release, GNU 14.2.0".
 std::string build_description();
 
+// The project's version ("0.1.0"; a configure result) and the checkout's
+// `git describe --always --dirty` when it was built ("unknown" outside git;
+// written at build time: cmake/IokRevision.cmake).
+const char* iokernels_version();
+const char* git_revision();
+
 // The manifest's "build" block: version, revision, install prefix (null when
 // not installed), executable, build type/compiler, libraries found.
 nlohmann::json build_info();

@@ -67,8 +67,8 @@ bool agreed_in_time(MPI_Request& req, int rank) {
     report(e, rank, size);
     run_abandon_cleanups();
     std::fflush(nullptr);
-    MPI_Barrier(comm);  // every rank is here (the failure was agreed): rank 0 has printed
-    std::_Exit(1);
+    MPI_Barrier(comm);          // every rank is here (the failure was agreed): rank 0 has printed
+    std::_Exit(e.exit_code());  // 2 for a refusal (Unsupported), as without open files
 }
 
 }  // namespace

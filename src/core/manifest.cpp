@@ -18,10 +18,6 @@
 
 extern char** environ;
 
-#ifndef IOK_GIT_REVISION
-#define IOK_GIT_REVISION "unknown"
-#endif
-
 namespace iok {
 
 static std::map<std::string, std::string (*)()>& library_versions() {
@@ -152,8 +148,8 @@ nlohmann::json build_manifest(MPI_Comm comm, const std::vector<std::string>& arg
     // versions, environment, and above all the inputs' checksums, which every
     // rank used to compute whole: 16 ranks reading a 42 MB map again, issue 19).
     if (rank != 0) return m;
-    m["iokernels_version"] = IOK_VERSION;
-    m["git_revision"] = IOK_GIT_REVISION;
+    m["iokernels_version"] = iokernels_version();
+    m["git_revision"] = git_revision();
     m["build"] = build_info();  // install prefix, executable, libraries the build found
     m["command_line"] = argv;
     m["processes"] = size;

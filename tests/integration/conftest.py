@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -127,6 +128,19 @@ def _launch(cmd, timeout, env):
             raise subprocess.TimeoutExpired(cmd, timeout, output=out, stderr=err)
 
 
+def _log_launch(nranks, argv, seconds):
+    """With IOK_LAUNCH_LOG=FILE, one JSON line per launch (test, ranks, program
+    and kernel, seconds): where a test's time goes (scripts/launch_profile.py)."""
+    log = os.environ.get("IOK_LAUNCH_LOG")
+    if not log:
+        return
+    test = os.environ.get("PYTEST_CURRENT_TEST", "?").rsplit(" (", 1)[0]
+    prog = [Path(str(argv[0])).name] + [str(a) for a in argv[1:2]]
+    with open(log, "a") as f:
+        f.write(json.dumps({"test": test, "ranks": nranks, "program": " ".join(prog),
+                            "seconds": round(seconds, 3)}) + "\n")
+
+
 def mpirun(nranks, argv, timeout=900, env=None, check=True):
     """Run argv under mpiexec with nranks; returns CompletedProcess (text).
     A launcher that hangs after all its ranks have exited is launched once
@@ -136,7 +150,9 @@ def mpirun(nranks, argv, timeout=900, env=None, check=True):
     e.setdefault("OMPI_MCA_btl", "self,sm")
     if env:
         e.update(env)
+    t0 = time.monotonic()
     rc, out, err, hung = _launch(cmd, timeout, e)
+    _log_launch(nranks, argv, time.monotonic() - t0)
     if hung:
         print(f"mpiexec hung after every rank had exited (prrte#1839); launching again: {' '.join(cmd)}\n"
               f"stderr of the hung launch:\n{err}", file=sys.stderr)

@@ -214,7 +214,8 @@ def run_replay(d, inputs, backend, strategy):
     out.mkdir()
     # blob and log read back only the blocks each rank wrote; the trace's reads
     # (every rank reads rank 0's header) are other blocks, which they refuse
-    # with exit 1 (not yet the kernel's exit 2): their cells write and verify.
+    # with exit 2 (test_replay_reads_of_other_blocks_refused): their cells
+    # write and verify.
     reads = ["--no-reads"] if strategy in ("blob", "log") else []
     p = run_stack(d, "replay", backend, strategy, "-o", out, "-k", *reads, inputs["trace"])
     if (backend, strategy) == ("mpiio", "canonical"):  # raw layout: the captured file's size and offsets
@@ -345,6 +346,19 @@ def test_corrupted_value_is_caught(tmp_path, inputs, backend, strategy):
     if by_pattern:
         assert f"variable {CORRUPTED_VAR}" in errors[0], f"the error does not name the corrupted variable\n{said}"
     assert "core dumped" not in r.stderr.lower() and "MPI_ABORT" not in r.stderr, said
+
+
+# ---------------------------------------------------------------- refusal: reading blocks another rank wrote
+
+@pytest.mark.parametrize("strategy", ["blob", "log"])
+def test_replay_reads_of_other_blocks_refused(tmp_path, inputs, strategy):
+    """The trace's reads of rank 0's header from every rank: not expressible in a per-rank layout (exit 2)."""
+    out = tmp_path / "replayed"
+    out.mkdir()
+    p = _run("replay", "-a", "pnetcdf", "-x", strategy, "-o", out, inputs["trace"])
+    assert p.returncode == 2, f"exit {p.returncode}\n$ {_cmdline(p)}\n{_tail(p.stderr or p.stdout)}"
+    reason = _not_expressible_reason(p)
+    assert "read back by the blocks each process wrote" in reason, reason
 
 
 # ---------------------------------------------------------------- summary (keep last in this file)

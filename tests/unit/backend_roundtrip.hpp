@@ -51,6 +51,18 @@ struct Case {
     bool flush_each_record = false;  // else one flush after the last record
 
     bool is_rec(std::size_t v) const { return spec.vars[v].is_record(spec); }
+
+    // One variable of the file and this rank's selection of it.
+    void add_var(std::string name, iok::DType t, std::vector<int> dims, std::vector<iok::Attr> attrs,
+                 iok::Selection s) {
+        iok::VarSpec v;
+        v.name = std::move(name);
+        v.type = t;
+        v.dims = std::move(dims);
+        v.attrs = std::move(attrs);
+        spec.vars.push_back(std::move(v));
+        sel.push_back(std::move(s));
+    }
 };
 
 template <class T>

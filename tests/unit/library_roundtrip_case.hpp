@@ -44,15 +44,6 @@ inline Case make_case(const std::string& path) {
     f.dims = {{"time", 0, true}, {"lev", kLev, false}, {"ncol", kCol, false}, {"nchars", kChars, false}};
     f.global_attrs = {Attr::Text("title", "iokernels backend round trip"), Attr::Number("version", DType::Int, {3}),
                       Attr::Number("scale", DType::Double, {0.5, 2.0})};
-    auto var = [&](std::string name, DType t, std::vector<int> dims, std::vector<Attr> attrs, Selection s) {
-        iok::VarSpec v;
-        v.name = std::move(name);
-        v.type = t;
-        v.dims = std::move(dims);
-        v.attrs = std::move(attrs);
-        f.vars.push_back(v);
-        c.sel.push_back(std::move(s));
-    };
     // Blocks deliberately out of file order.
     Selection area({kCol});
     for (auto [s, n] : {std::pair<int, int>{6, 3}, {0, 4}, {9, 3}, {4, 2}}) {
@@ -67,18 +58,20 @@ inline Case make_case(const std::string& path) {
         t3.add_block(s2, c2);
         t3.add_block(s3, c3);
     }
-    var("lev", DType::Double, {1}, {Attr::Text("units", "hPa"), Attr::Number("valid_range", DType::Float, {0, 1000})},
-        Selection::whole({kLev}));
-    var("area", DType::Double, {2}, {Attr::Text("long_name", "cell area")}, area);
-    var("P0", DType::Double, {}, {Attr::Text("units", "Pa")}, Selection::whole({}));
-    var("name", DType::Char, {3}, {}, Selection::whole({kChars}));
-    var("mask", DType::Byte, {2}, {}, Selection::whole({kCol}));
-    var("ilev", DType::Short, {1}, {}, Selection::whole({kLev}));
-    var("gid", DType::Int64, {2}, {}, Selection::from_runs({kCol}, {{8, 4}, {0, 8}}));
-    var("time", DType::Double, {0}, {Attr::Text("units", "days since 2000-01-01")}, Selection::whole({}));
-    var("T", DType::Float, {0, 1, 2}, {Attr::Text("units", "K"), Attr::Number("_FillValue", DType::Float, {1e20})}, t3);
-    var("PS", DType::Double, {0, 2}, {}, Selection::from_runs({kCol}, {{0, 5}, {5, 7}}));
-    var("nsteps", DType::Int, {0}, {}, Selection::whole({}));
+    c.add_var("lev", DType::Double, {1},
+              {Attr::Text("units", "hPa"), Attr::Number("valid_range", DType::Float, {0, 1000})},
+              Selection::whole({kLev}));
+    c.add_var("area", DType::Double, {2}, {Attr::Text("long_name", "cell area")}, area);
+    c.add_var("P0", DType::Double, {}, {Attr::Text("units", "Pa")}, Selection::whole({}));
+    c.add_var("name", DType::Char, {3}, {}, Selection::whole({kChars}));
+    c.add_var("mask", DType::Byte, {2}, {}, Selection::whole({kCol}));
+    c.add_var("ilev", DType::Short, {1}, {}, Selection::whole({kLev}));
+    c.add_var("gid", DType::Int64, {2}, {}, Selection::from_runs({kCol}, {{8, 4}, {0, 8}}));
+    c.add_var("time", DType::Double, {0}, {Attr::Text("units", "days since 2000-01-01")}, Selection::whole({}));
+    c.add_var("T", DType::Float, {0, 1, 2},
+              {Attr::Text("units", "K"), Attr::Number("_FillValue", DType::Float, {1e20})}, t3);
+    c.add_var("PS", DType::Double, {0, 2}, {}, Selection::from_runs({kCol}, {{0, 5}, {5, 7}}));
+    c.add_var("nsteps", DType::Int, {0}, {}, Selection::whole({}));
     return c;
 }
 

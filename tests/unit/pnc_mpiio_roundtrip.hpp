@@ -85,37 +85,30 @@ inline Case make_case(const std::string& path) {
               {"chars", kChars, false}};
     f.global_attrs = {Attr::Text("title", "iokernels pnetcdf/mpiio round trip"), Attr::Number("ne", DType::Int, {30}),
                       Attr::Number("dt", DType::Double, {1800.5, 0.25}), Attr::Text("empty_text", "")};
-    auto var = [&](std::string name, DType t, std::vector<int> dims, std::vector<Attr> attrs, Selection s) {
-        iok::VarSpec v;
-        v.name = std::move(name);
-        v.type = t;
-        v.dims = std::move(dims);
-        v.attrs = std::move(attrs);
-        f.vars.push_back(v);
-        c.sel.push_back(std::move(s));
-    };
-    var("ndbase", DType::Int, {}, {Attr::Text("long_name", "base day")}, root_only({}));
-    var("lev", DType::Double, {1}, {Attr::Text("units", "hPa"), Attr::Number("valid_range", DType::Float, {0, 1000})},
-        root_only({kLev}));
-    var("area", DType::Float, {3},
-        {Attr::Number("_FillValue", DType::Float, {1e20}), Attr::Number("flag", DType::Byte, {-3, 7})},
-        dealt({kCol}, {{2, 3}, {7, 2}}));  // partial: elements 0,1,5,6,9 never written
-    var("mask", DType::Byte, {3}, {Attr::Number("flag_values", DType::Short, {-1, 0, 1})},
-        dealt({kCol}, rows(kCol, 2)));
-    var("ilev", DType::Short, {1, 3}, {}, dealt({kLev, kCol}, rows(kLev * kCol, 5)));
-    var("gid", DType::Int64, {3}, {Attr::Number("big", DType::Int64, {1099511627776.0})}, dealt({kCol}, rows(kCol, 3)));
-    var("cube", DType::Double, {1, 2, 3}, {Attr::Text("units", "m")},
-        dealt({kLev, kBnd, kCol}, rows(kLev * kBnd * kCol, 10)));
-    var("unwritten", DType::Int, {3}, {}, Selection({kCol}));  // nobody writes: empty everywhere
-    var("date", DType::Char, {0, 4}, {}, root_only({kChars}));
-    var("time", DType::Double, {0}, {Attr::Text("units", "days since 2000-01-01")}, root_only({}));
-    var("time_bnds", DType::Double, {0, 2}, {}, root_only({kBnd}));
-    var("PS", DType::Double, {0, 3}, {Attr::Text("units", "Pa"), Attr::Number("_FillValue", DType::Double, {1e36})},
-        dealt({kCol}, {{0, 4}, {4, 3}, {7, 3}}));
-    var("T", DType::Float, {0, 1, 2, 3}, {Attr::Text("units", "K")},
-        dealt({kLev, kBnd, kCol}, rows(kLev * kBnd * kCol, 10)));
-    var("nstep", DType::Int, {0}, {}, root_only({}));
-    var("flags", DType::Short, {0, 3}, {}, dealt({kCol}, rows(kCol, 5)));
+    c.add_var("ndbase", DType::Int, {}, {Attr::Text("long_name", "base day")}, root_only({}));
+    c.add_var("lev", DType::Double, {1},
+              {Attr::Text("units", "hPa"), Attr::Number("valid_range", DType::Float, {0, 1000})}, root_only({kLev}));
+    c.add_var("area", DType::Float, {3},
+              {Attr::Number("_FillValue", DType::Float, {1e20}), Attr::Number("flag", DType::Byte, {-3, 7})},
+              dealt({kCol}, {{2, 3}, {7, 2}}));  // partial: elements 0,1,5,6,9 never written
+    c.add_var("mask", DType::Byte, {3}, {Attr::Number("flag_values", DType::Short, {-1, 0, 1})},
+              dealt({kCol}, rows(kCol, 2)));
+    c.add_var("ilev", DType::Short, {1, 3}, {}, dealt({kLev, kCol}, rows(kLev * kCol, 5)));
+    c.add_var("gid", DType::Int64, {3}, {Attr::Number("big", DType::Int64, {1099511627776.0})},
+              dealt({kCol}, rows(kCol, 3)));
+    c.add_var("cube", DType::Double, {1, 2, 3}, {Attr::Text("units", "m")},
+              dealt({kLev, kBnd, kCol}, rows(kLev * kBnd * kCol, 10)));
+    c.add_var("unwritten", DType::Int, {3}, {}, Selection({kCol}));  // nobody writes: empty everywhere
+    c.add_var("date", DType::Char, {0, 4}, {}, root_only({kChars}));
+    c.add_var("time", DType::Double, {0}, {Attr::Text("units", "days since 2000-01-01")}, root_only({}));
+    c.add_var("time_bnds", DType::Double, {0, 2}, {}, root_only({kBnd}));
+    c.add_var("PS", DType::Double, {0, 3},
+              {Attr::Text("units", "Pa"), Attr::Number("_FillValue", DType::Double, {1e36})},
+              dealt({kCol}, {{0, 4}, {4, 3}, {7, 3}}));
+    c.add_var("T", DType::Float, {0, 1, 2, 3}, {Attr::Text("units", "K")},
+              dealt({kLev, kBnd, kCol}, rows(kLev * kBnd * kCol, 10)));
+    c.add_var("nstep", DType::Int, {0}, {}, root_only({}));
+    c.add_var("flags", DType::Short, {0, 3}, {}, dealt({kCol}, rows(kCol, 5)));
     return c;
 }
 
