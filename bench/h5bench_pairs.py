@@ -156,6 +156,8 @@ def main():
         mo, mi = statistics.median(t["original"]), statistics.median(t["iokernels"])
         pairs = statistics.median(b / o for o, b in zip(t["original"], t["iokernels"], strict=True))
         rows.append((n, ranks, mo, mi, mi / mo, pairs, t, diff, nlines))
+        print(f"{n}: original {mo:.2f} s, iokernels {mi:.2f} s, ratio {mi / mo:.3f}, h5dump -H "
+              f"{'same' if diff == 'same' else 'DIFFERENT'}", flush=True)
     print(f"{'case':18} {'ranks':>5} {'original s':>11} {'iokernels s':>12} {'ratio':>6} {'pairs':>6}"
           f"  {'original min-max':>17}  {'iokernels min-max':>17}  h5dump -H")
     for n, ranks, mo, mi, ratio, pairs, t, diff, nlines in rows:
