@@ -263,6 +263,8 @@ struct Capabilities {
     bool independent = true;       // independent (non-collective) data access
     bool aligns_objects = false;   // FileSpec::align_bytes honoured: objects start on its boundaries (H5Pset_alignment)
     bool recorded_calls = false;   // Backend::replay_calls: an application's MPI-IO calls re-issued one by one
+    bool slash_names = false;      // a variable name may hold '/' (HDF5: a path of groups; netCDF refuses it)
+    bool group_attrs = false;      // FileSpec::group_attrs written on their groups
 };
 
 // One settable knob of a backend or strategy: `--param KEY=VALUE`.  Keys are

@@ -28,7 +28,8 @@ from conftest import BUILD_DIR, SOURCE_DIR, load_json, registered_backends
 from gen_inputs import gcrm_inputs, h5bench_config, write_pio_dat
 
 DOCS = [SOURCE_DIR / "README.md", *sorted((SOURCE_DIR / "docs").glob("*.md"))]
-KERNELS = ["bdcats", "e3sm", "gcrm", "noncontig", "replay", "s3d", "vpic"]
+KERNELS = ["bdcats", "e3sm", "exerciser", "gcrm", "metadata", "noncontig", "replay", "s3d", "vpic"]
+ALWAYS_VERIFY = {"bdcats", "metadata", "exerciser"}  # no --verify option: README, "Common options"
 
 
 def command_blocks():
@@ -337,7 +338,7 @@ def test_common_options_are_in_every_kernels_help(kernel):
     for opt in COMMON:
         assert re.search(rf"^\s+{re.escape(opt)}\b", h, re.M), f"{kernel} --help lacks {opt}:\n{h}"
     m = re.search(r"^\s+--verify,--no-verify\S*\s+\[(\w+)\]", h, re.M)
-    if kernel == "bdcats":
+    if kernel in ALWAYS_VERIFY:
         assert m is None and "verified" in subprocess.run([str(BUILD_DIR / "src" / "iokernels"), "--help"],
                                                           capture_output=True, text=True).stdout
     else:
