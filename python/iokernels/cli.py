@@ -1,6 +1,6 @@
-"""iokernels-suite (or python3 -m iokernels) run|report|compare|plot|html|ceiling|slurm:
-run suites of iokernels runs and report, compare and plot their results (see
-each command's --help)."""
+"""iokernels-suite (or python3 -m iokernels) run|report|compare|plot|html|ceiling|advise|slurm:
+run suites of iokernels runs and report, compare and plot their results;
+measure which settings make a kernel's run fastest (see each command's --help)."""
 import argparse
 import datetime
 import json
@@ -185,16 +185,52 @@ def cmd_compare(a: argparse.Namespace) -> int:
 
 
 def cmd_html(a: argparse.Namespace) -> int:
-    from . import html_report  # matplotlib only when drawing
-    docs = results.load_many(a.paths)
+    from . import advise, html_report  # matplotlib only when drawing
+    advice = [advise.load(p) for p in a.paths if advise.is_advice(p)]     # `advise -o/--json` documents
+    rest = [p for p in a.paths if not advise.is_advice(p)]
+    docs = results.load_many(rest) if rest or not advice else []
     base = results.load_many(a.base) if a.base else None
     text = html_report.render(docs, title=a.title or "iokernels report", base_docs=base, limit=a.fail_above,
-                              sources=a.paths + (["base: " + " ".join(a.base)] if a.base else []))
+                              sources=a.paths + (["base: " + " ".join(a.base)] if a.base else []), advice=advice)
     with open(a.output, "w") as f:
         f.write(text)
     figures = text.count('<img class="plot"')
-    print(f"{a.output}: {len(text) // 1024} KiB, {figures} figure(s), {len(docs)} result(s)")
+    print(f"{a.output}: {len(text) // 1024} KiB, {figures} figure(s), {len(docs)} result(s)"
+          + (f", {len(advice)} advice" if advice else ""))
     return 0
+
+
+def cmd_advise(a: argparse.Namespace) -> int:
+    from . import advise
+    argv = list(a.kernel_command)
+    if argv[:1] == ["--"]:
+        argv = argv[1:]
+    if not argv:
+        raise UsageError("no kernel command to advise on", "give it after --, e.g. advise -- e3sm -a pnetcdf MAP")
+    if a.ranks < 1 or a.repeats < 1:
+        raise UsageError(f"--ranks and --repeats must be at least 1 (got {a.ranks}, {a.repeats})")
+    build = paths.build_dir(a.build_dir)
+    prog = paths.program(build, "iokernels")
+    if not prog.is_file():
+        raise UsageError(f"iokernels not found in {paths.bin_dir(build)}", paths.not_found_hint())
+    kernels = kernels_of(prog)
+    if argv[0] not in kernels:
+        raise UsageError(f"unknown kernel {argv[0]!r}", "kernels of this build: " + ", ".join(sorted(kernels)))
+    usage = subprocess.run([str(prog), argv[0], "--help"], capture_output=True, text=True).stdout
+    if "--verify" in usage:          # a kernel that verifies only when asked is asked to (verified advice only)
+        argv = [x for x in argv if x not in ("--verify", "--no-verify")] + ["--verify"]
+    strategies = [s for s in a.strategies.split(",") if s]
+    runner = advise.Runner(prog, a.ranks, suite.launcher_argv(a.launcher, [], "--launcher"),
+                           {"OMPI_MCA_io": launch.layer_env(a.io_layer)} if a.io_layer else {}, a.timeout)
+    tried = advise.configs(a.ranks, a.striping, strategies, advise.given_strategy(argv))
+    doc = advise.advise(runner, argv, advise.Config("the run as given"), tried, a.repeats,
+                        {"subject": f"iokernels {shlex.join(argv)}", "io_layer": a.io_layer or "OpenMPI's choice"},
+                        log=None if a.quiet else lambda m: print(m, file=sys.stderr, flush=True))
+    text = json.dumps(doc, indent=1)
+    if a.output:
+        Path(a.output).write_text(text + "\n")
+    print(text if a.json else "\n".join(advise.advice_text(doc)))
+    return 0 if doc.get("best") else 1
 
 
 def cmd_slurm(a: argparse.Namespace) -> int:
@@ -303,13 +339,40 @@ def parser(prog: str = "python3 -m iokernels") -> argparse.ArgumentParser:
     g.add_argument("--title", help="figure title")
     g.set_defaults(func=cmd_plot)
     h = sub.add_parser("html", help="self-contained HTML report (figures embedded, no network)")
-    h.add_argument("paths", nargs="+", help="results directories or result JSON files (ceilings too)")
+    h.add_argument("paths", nargs="+", help="results directories or result JSON files (ceilings too; advice JSON "
+                   "from `advise -o FILE` gets its own section)")
     h.add_argument("-o", "--output", default="report.html", help="HTML file (default report.html)")
     h.add_argument("--base", nargs="+", help="base results to compare against (ratios other/base highlighted)")
     h.add_argument("--fail-above", type=_ratio_limit, default=1.10, metavar="RATIO",
                    help="time ratio highlighted as slower (default 1.10)")
     h.add_argument("--title", help="page title")
     h.set_defaults(func=cmd_html)
+    v = sub.add_parser("advise", help="run a kernel's command through strategies, aggregators and MPI-IO hints, "
+                       "with repeats; print the fastest verified configuration and its settings",
+                       description="Measured advice for one kernel run: e.g. advise --ranks 4 -- e3sm -a pnetcdf "
+                       "-x canonical MAP (docs/darshan.md, 'Measured advice').  The command is run as given and "
+                       "with each configuration (-x STRATEGY; cb_nodes 1, N/2, N; cb_buffer_size; independent "
+                       "without collective buffering; striping with --striping), --repeats times alternating, "
+                       "with --verify where the kernel has it.")
+    v.add_argument("kernel_command", nargs=argparse.REMAINDER, metavar="-- KERNEL ARGS",
+                   help="the kernel and its arguments, after --")
+    v.add_argument("--ranks", type=int, default=4, help="MPI ranks of every run (default 4)")
+    v.add_argument("--repeats", type=int, default=3, help="runs of each configuration, alternating (default 3)")
+    v.add_argument("--strategies", default="canonical,rearrange,blob,log",
+                   help="strategies tried besides the command's own (default canonical,rearrange,blob,log)")
+    v.add_argument("--striping", action="store_true",
+                   help="also try Lustre striping hints (striping_factor=4, striping_unit=4 MiB; default off)")
+    v.add_argument("--io-layer", choices=suite.LAYERS, default="romio",
+                   help="OpenMPI's MPI-IO layer (default romio: the hints tried are ROMIO's)")
+    v.add_argument("--launcher", default="mpiexec", help='"mpiexec" (default), "srun", or a command with {ranks}')
+    v.add_argument("--timeout", type=float, default=1800,
+                   help="seconds per run before it counts as failed (default 1800)")
+    v.add_argument("--json", action="store_true", help="print the advice as JSON (default: text)")
+    v.add_argument("-o", "--output", help="also write the advice JSON to this file (for `html`; default none)")
+    v.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr (default: one per run)")
+    v.add_argument("--build-dir", help="build directory or install prefix (default $IOK_BUILD_DIR, else the checkout's "
+                        "build, this installation or iokernels on PATH: see --version)")
+    v.set_defaults(func=cmd_advise)
     b = sub.add_parser("slurm", help="write a Slurm batch script that runs a suite with srun")
     b.add_argument("suite", help="suite file")
     b.add_argument("--nodes", type=int, required=True)

@@ -1,6 +1,6 @@
 """The HTML report's figures (matplotlib, returned as SVG text so the report
 embeds them and needs no network): bandwidth bars with min/max whiskers and
-the ceiling as lines, phase breakdown, scaling over ranks."""
+the ceiling as lines, phase breakdown, scaling over ranks, measured advice."""
 import io
 import statistics
 from collections.abc import Sequence
@@ -12,6 +12,7 @@ matplotlib.use("Agg")
 matplotlib.rcParams["svg.hashsalt"] = "iokernels"     # same input, same SVG
 matplotlib.rcParams["svg.fonttype"] = "path"          # text as paths: no fonts needed to view
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
 
 from . import runs  # noqa: E402
 from ._types import Doc  # noqa: E402
@@ -115,4 +116,30 @@ def scaling(title: str, lines: Sequence[tuple[str, list[tuple[int, list[float]]]
     _ceiling_lines(ax, ceil, mode)
     _log_when_dwarfed(ax, max(max(v) for _, points in lines for _, v in points), ceil)
     ax.legend(fontsize=7)
+    return _svg(fig)
+
+
+ADVICE_COLOURS = {"given": "#8c8c8c", "best": "#55a868", "ok": "#4c72b0", "unverified": "#c44e52"}
+
+
+def advice(title: str, bars: Sequence[tuple[str, list[float], str]]) -> str:
+    """bars: [(configuration, [seconds of each repeat], kind)], kind one of
+    ADVICE_COLOURS (the run as given, the fastest verified, other verified,
+    unverified): horizontal bars at the median, whiskers at min and max."""
+    fig, ax = plt.subplots(figsize=(7.5, 1.0 + 0.42 * len(bars)))
+    med = [statistics.median(v) for _, v, _ in bars]
+    err = [[m - min(v) for m, (_, v, _) in zip(med, bars, strict=True)],
+           [max(v) - m for m, (_, v, _) in zip(med, bars, strict=True)]]
+    ax.barh(range(len(bars)), med, xerr=err, capsize=3, color=[ADVICE_COLOURS[k] for _, _, k in bars])
+    for i, m in enumerate(med):
+        ax.annotate(f"{m:.3g}", (m + err[1][i], i), xytext=(3, 0), textcoords="offset points", va="center",
+                    fontsize=7)
+    ax.set_yticks(range(len(bars)), [b for b, _, _ in bars], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel("seconds in I/O calls (median; whiskers min-max)")
+    ax.set_title(title, fontsize=10)
+    used = sorted({k for _, _, k in bars}, key=list(ADVICE_COLOURS).index)
+    names = {"given": "as given", "best": "fastest verified", "ok": "verified", "unverified": "not verified"}
+    ax.legend(handles=[Patch(color=ADVICE_COLOURS[k], label=names[k]) for k in used],
+              fontsize=7, loc="lower right")
     return _svg(fig)

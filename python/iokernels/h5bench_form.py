@@ -23,7 +23,12 @@ independent compressed writes); CSV_FILE lands in the
 run's own directory ({outdir}, h5bench's DIRECTORY/<id>); `overwrite` and
 `append` get IO_OPERATION; the `e3sm` entry runs `iokernels e3sm` with its
 one-letter keys as options (empty values dropped), `-a hdf5 -x blob`,
-`-o {outdir}/FILE` and DIRECTORY/MAP.  `write-unlimited` sets UNLIMITED=YES,
+`-o {outdir}/FILE` and DIRECTORY/MAP.  `metadata` runs `iokernels metadata`
+with each configuration key as its option (`--steps 20`; the kernel reads
+them as hdf5_iotest's .ini keys), the file DIRECTORY/FILE and csv-file in
+{outdir}; `exerciser` runs `iokernels exerciser` with its flags as h5bench's
+driver builds them (`--numdims 2 --minels 8 8`; a true binary key is a bare
+flag) and the file in {outdir}.  `write-unlimited` sets UNLIMITED=YES,
 and so does every later entry on the same file, so a read or append finds
 the layout it was written with.  The `openpmd` entries run `iokernels
 openpmd_write` ("operation": "write": dim, balanced, ratio, steps, minBlock,
@@ -31,8 +36,7 @@ grid as --dim ... --grid) and `openpmd_read` ("operation": "read": pattern),
 with h5bench's fileLocation (DIRECTORY) and file name 8a_parallel_<dim>D<b|u>.h5;
 a read takes the configuration of the openpmd write before it (h5bench's
 reader opens a fixed 8a_parallel_3Db name; here the file that write wrote).
-h5bench's other kernels (AMReX, MACSio, exerciser, metadata stress) are
-refused by name.
+h5bench's other kernels (AMReX, MACSio) are refused by name.
 The results are then collected, reported, compared and plotted like any suite's.
 Lustre striping becomes the MPI-IO hints striping_unit/striping_factor (set
 at file creation); a VOL connector becomes HDF5_VOL_CONNECTOR/HDF5_PLUGIN_PATH.
@@ -57,15 +61,17 @@ BENCHMARKS: dict[str, tuple[str, dict[str, str]]] = {
     "append": ("vpic", {"IO_OPERATION": "APPEND"}),
     "read": ("bdcats", {}),
     "e3sm": ("e3sm", {}),
+    "metadata": ("metadata", {}),
+    "exerciser": ("exerciser", {}),
 }
 KERNELS = {name: kernel for name, (kernel, _) in BENCHMARKS.items()}
 # h5bench's other kernels: other applications, not part of iokernels.
 OTHER_KERNELS = {
     "amrex": "the AMReX block-structured AMR I/O kernel (h5bench_amrex)",
     "macsio": "the MACSio multi-purpose I/O proxy (h5bench_macsio)",
-    "exerciser": "the HDF5 Exerciser (h5bench_exerciser)",
-    "metadata": "the HDF5 metadata stress test hdf5_iotest (h5bench_hdf5_iotest)",
 }
+# h5bench_exerciser's flags that its driver passes bare when the value is "true".
+EXERCISER_FLAGS = {"keepfile", "usechunked", "indepio", "addattr", "derivedtype", "metacoll"}
 # h5bench's default standard deviation (bench_params_init: stdev_dim_1 = 1).
 NORMAL_DIST_DEFAULT_STDEV = "1"
 TOP_KEYS = {"mpi", "vol", "file-system", "directory", "benchmarks"}
@@ -176,12 +182,16 @@ def to_suite(doc: Any, path: StrPath) -> tuple[Doc, list[Path]]:
         config = entry.get("configuration", {})
         if not isinstance(config, dict):
             raise UsageError(f"{w}: 'configuration' must be an object of KEY: VALUE")
-        file = entry.get("file")
+        kernel, implied = BENCHMARKS[name]
+        file = entry.get("file", "hdf5TestFile" if kernel == "exerciser" else None)  # the exerciser names its own
         if not isinstance(file, str) or not file:
             raise UsageError(f"{w}: 'file' is missing", 'add e.g. "file": "test.h5"')
-        kernel, implied = BENCHMARKS[name]
         if kernel == "e3sm":
             args = _e3sm_args(config, directory, file, w, notes)
+        elif kernel == "metadata":
+            args = _metadata_args(config, directory, file, w, notes)
+        elif kernel == "exerciser":
+            args = _exerciser_args(config, w)
         else:
             args = _pattern_args(name, config, implied, directory, file, unlimited_files, w, notes)
         cases.append({"name": f"{no:02d}-{name}-{Path(file).stem}", "kernel": kernel, "ranks": ranks,
@@ -310,3 +320,39 @@ def _e3sm_args(config: Doc, directory: Path, file: str, w: str, notes: list[str]
         args += ["-" + key, str(value)]
     args += ["-a", "hdf5", "-x", "blob", "-o", "{outdir}/" + file, _in_directory(directory, str(config["map"]))]
     return args
+
+
+def _metadata_args(config: Doc, directory: Path, file: str, w: str, notes: list[str]) -> list[str]:
+    """h5bench's metadata entry: its driver writes each key into hdf5_iotest.ini, then
+    hdf5-file = DIRECTORY/FILE and csv-file in the run's directory; here each key is the
+    kernel's option of the same name (it checks them as .ini keys)."""
+    args: list[str] = []
+    for key, value in config.items():
+        if not isinstance(key, str) or not re.fullmatch(r"[a-z0-9-]+", key) or isinstance(value, (dict, list)):
+            raise UsageError(f"{w}: metadata configuration key {key!r} = {value!r} is not an hdf5_iotest .ini key",
+                             'keys are lower case with dashes, e.g. "process-rows": "2"')
+        if key == "hdf5-file":
+            notes.append(f"{w}: metadata 'hdf5-file' is replaced by the entry's file, as h5bench's driver does.")
+            continue
+        text = str(value)
+        if key == "csv-file":
+            text = text if Path(text).is_absolute() else "{outdir}/" + text
+        args += ["--" + key, text]
+    return args + ["--hdf5-file", _in_directory(directory, file)]
+
+
+def _exerciser_args(config: Doc, w: str) -> list[str]:
+    """h5bench's exerciser entry as its driver builds the command: a binary key whose
+    value is "true" is a bare --KEY (any other value drops it); every other key is
+    --KEY followed by its value's words ("8 8" -> 8 8).  The file goes to {outdir}."""
+    args: list[str] = []
+    for key, value in config.items():
+        if not isinstance(key, str) or not re.fullmatch(r"[a-z]+", key) or isinstance(value, (dict, list)):
+            raise UsageError(f"{w}: exerciser configuration key {key!r} = {value!r} is not an h5bench_exerciser flag",
+                             'keys are the flags without dashes, e.g. "numdims": "2"')
+        if key in EXERCISER_FLAGS:
+            if str(value).strip().lower() == "true":
+                args.append("--" + key)
+            continue
+        args += ["--" + key, *str(value).split()]
+    return args + ["-o", "{outdir}/hdf5TestFile"]

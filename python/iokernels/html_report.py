@@ -5,7 +5,8 @@ run.  Sections: the storage ceilings, bandwidth per kernel x library x
 strategy (median, min-max whiskers, ceiling lines), repeats and variance
 (flagged above 10 % CV), % of ceiling, phase breakdown, scaling over ranks
 (when a series ran at several rank counts), the comparison with a base
-result set (ratios highlighted), failed runs, and each run's manifest."""
+result set (ratios highlighted), measured advice (`advise -o FILE` documents
+given among the inputs), failed runs, and each run's manifest."""
 import base64
 import datetime
 import html
@@ -194,6 +195,64 @@ def _compare_section(base_docs: Sequence[Doc], docs: Sequence[Doc], limit: float
     return "".join(out)
 
 
+def _advice_section(advice: Sequence[Doc]) -> str:
+    """Per advice document: its configurations (median, spread, verified,
+    speed-up over the run as given), a plot of the same, and the settings
+    of the fastest verified one."""
+    out = ["<h2>Measured advice</h2>",
+           "<p class='note'>Each configuration run --repeats times, alternating; time: seconds in I/O calls, "
+           "slowest rank per phase (read-back not counted); speed-up: the run as given's median over the "
+           "configuration's.  Only configurations whose data verified are recommended.</p>"]
+    for doc in advice:
+        subject = doc.get("subject") or " ".join(doc.get("command", []))
+        b: Doc = doc.get("best") or {}
+        rows: list[list[str]] = []
+        classes: list[list[str]] = []
+        flags: list[str] = []
+        for r in doc["configs"]:
+            timed = r["median_s"] is not None
+            rows.append([r["config"] + (" (as given)" if r["baseline"] and "as given" not in r["config"] else ""),
+                         _num(r["median_s"], "{:.4f}"), _num(r["min_s"], "{:.4f}"), _num(r["max_s"], "{:.4f}"),
+                         str(len(r["times_s"])), "yes" if r["verified"] else ("FAILED" if r["failed"] else "NO"),
+                         _num(r["speedup"], "{:.2f}x"), r["failed"] or r["unverified"] or r["note"]])
+            best = bool(b) and r["config"] == b.get("config")
+            classes.append([""] + ["num"] * 4 + ["" if r["verified"] else "flag",
+                                                 "num faster" if best else "num", ""])
+            flags.append("" if timed else "flag")
+        out.append(f"<h3>{_e(subject)}: {_e(doc['ranks'])} ranks, {_e(doc['repeats'])} repeat(s)</h3>")
+        out.append(_table(["configuration", "median s", "min s", "max s", "runs", "verified", "speed-up", "note"],
+                          rows, classes, flags))
+        bars = [(r["config"] + (" (as given)" if r["baseline"] and "as given" not in r["config"] else ""), r["times_s"],
+                 "given" if r["baseline"] else "best" if r["config"] == b.get("config") else
+                 "ok" if r["verified"] else "unverified") for r in doc["configs"] if r["times_s"] and not r["failed"]]
+        if bars:
+            out.append(_img(figures.advice(f"{subject[:80]}: time per configuration", bars),
+                            f"advice {subject}"))
+        if b:
+            lo, hi = b["speedup_range"]
+            verdict = ("the run as given is already the fastest" if b["is_baseline"] else
+                       "the spreads overlap: not a clear win at these repeats" if b["spreads_overlap"] else
+                       "the spreads do not overlap")
+            out.append(f"<p>Fastest verified: <b>{_e(b['config'])}</b>, median {b['median_s']:.4f} s "
+                       f"(min-max {b['spread_s'][0]:.4f}-{b['spread_s'][1]:.4f}) against "
+                       f"{b['baseline_median_s']:.4f} s as given: speed-up <b>{b['speedup']:.2f}x</b> "
+                       f"(worst-best {lo:.2f}-{hi:.2f}x; {_e(verdict)}).</p>")
+            ru = b.get("runner_up")
+            if ru:
+                out.append(f"<p class='note'>Next: {_e(ru['config'])}, median {ru['median_s']:.4f} s (min-max "
+                           f"{ru['spread_s'][0]:.4f}-{ru['spread_s'][1]:.4f}): "
+                           + ("spreads overlap with the fastest's." if ru["spreads_overlap"] else
+                              "every repeat slower than every repeat of the fastest.") + "</p>")
+            out.append(f"<p>Flags: <code>{_e(b['flags'] or '(none)')}</code><br>Command: <code>{_e(b['command'])}"
+                       "</code></p>")
+            if b["hints_file"]:
+                out.append(f"<p>Or a hints file (<code>export ROMIO_HINTS=FILE</code>):</p><pre>{_e(b['hints_file'])}"
+                           "</pre>")
+        else:
+            out.append("<p class='flag'>No verified configuration to recommend.</p>")
+    return "".join(out)
+
+
 def _failed_section(docs: Iterable[Doc]) -> str:
     bad = [d for d in docs if results.status_of(d) != "ok"]
     if not bad:
@@ -230,7 +289,7 @@ def _manifest_section(docs: Iterable[Doc]) -> str:
 
 
 def render(docs: Sequence[Doc], title: str = "iokernels report", base_docs: Sequence[Doc] | None = None,
-           limit: float = 1.10, sources: Sequence[object] = ()) -> str:
+           limit: float = 1.10, sources: Sequence[object] = (), advice: Sequence[Doc] = ()) -> str:
     sums, ceilings = runs.summaries(docs)
     groups = runs.group(sums)
     n_ok = sum(1 for d in docs if results.status_of(d) == "ok" and not d.get("kernel") == "ceiling")
@@ -243,13 +302,15 @@ def render(docs: Sequence[Doc], title: str = "iokernels report", base_docs: Sequ
         f"<p class='note'>{n_ok} of {n_runs} runs succeeded; {len(ceilings)} ceiling measurement(s). "
         f"Sources: {_e(', '.join(map(str, sources)))}. Generated "
         f"{datetime.datetime.now(datetime.UTC).strftime('%Y-%m-%d %H:%M UTC')}.</p>",
-        _ceiling_section(ceilings),
+        _ceiling_section(ceilings) if docs or not advice else "",
     ]
     if groups:
         parts += [_bandwidth_section(groups), _variance_section(groups), _phase_section(groups),
                   _scaling_section(groups)]
     if base_docs is not None:
         parts.append(_compare_section(base_docs, docs, limit))
+    if advice:
+        parts.append(_advice_section(advice))
     parts += [_failed_section(docs), _manifest_section(docs), "</body></html>"]
     return "\n".join(p for p in parts if p)
 

@@ -359,6 +359,7 @@ static BackendInfo describe() {
     b.caps.self_describing = true;
     b.caps.nonblocking = true;  // Put is deferred until EndStep
     b.caps.groups = true;       // hierarchical names: "/data/1/fields/E/x", attributes "<path>/<name>"
+    b.caps.slash_names = true;  // ADIOS2's names are paths already
     b.options = {{"adios.engine", "BP5", "ADIOS2 engine type", {}}};
     b.passthrough_prefix = "adios.";
     b.passthrough_help = "engine parameter, passed to IO::SetParameter (e.g. adios.NumAggregators=2)";

@@ -267,6 +267,8 @@ struct Capabilities {
     // group a variable lives in, and the attribute forms Attr::texts,
     // Attr::scalar and Attr::is_unsigned (HDF5 groups; ADIOS2 path names).
     bool groups = false;
+    bool slash_names = false;  // a variable name may hold '/' (HDF5: a path of groups; netCDF refuses it)
+    bool group_attrs = false;  // FileSpec::group_attrs written on their groups
 };
 
 // One settable knob of a backend or strategy: `--param KEY=VALUE`.  Keys are

@@ -256,6 +256,8 @@ BackendInfo describe_common() {
     b.caps.alignment = true;       // H5Pset_alignment
     b.caps.aligns_objects = true;  // FileSpec::align_bytes -> H5Pset_alignment
     b.caps.groups = true;          // FileSpec::groups, '/' in names
+    b.caps.slash_names = true;     // step=0/array=1: the groups are created on the way
+    b.caps.group_attrs = true;
     b.options = {{"hdf5.collective_metadata", "1", "collective metadata reads and writes", {"0", "1"}},
                  {"hdf5.subfiling", "0", "HDF5 subfiling VFD (needs an HDF5 built with it)", {"0", "1"}},
                  {"hdf5.async", "0", "asynchronous VOL connector (hdf5-vol-async on HDF5_PLUGIN_PATH)", {"0", "1"}},
@@ -531,9 +533,11 @@ int Hdf5Base::create_object(hid_t loc, int var, bool record_axis, const std::str
         dims.push_back(0);
         maxdims.push_back(H5S_UNLIMITED);
     }
+    const auto& ext = v.storage.extendible;
     for (auto d : spec_.fixed_shape(v)) {
+        const std::size_t i = dims.size() - (record_axis ? 1 : 0);
         dims.push_back(d);
-        maxdims.push_back(d);
+        maxdims.push_back(i < ext.size() && ext[i] ? H5S_UNLIMITED : d);
     }
     Handle space(dims.empty() ? check(H5Screate(H5S_SCALAR), "H5Screate " + what)
                               : check(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), maxdims.data()),
@@ -563,10 +567,9 @@ int Hdf5Base::create_object(hid_t loc, int var, bool record_axis, const std::str
     } else {
         ftype = file_type(v.type);
     }
-    // A name with '/' lives in groups (FileSpec::groups): parents made as needed.
+    // A name with '/' is a path: its groups are created on the way.
     Handle lcpl(check(H5Pcreate(H5P_LINK_CREATE), "H5Pcreate(lcpl)"), H5Pclose);
-    if (name.find('/') != std::string::npos)
-        check(H5Pset_create_intermediate_group(lcpl, 1), "H5Pset_create_intermediate_group");
+    check(H5Pset_create_intermediate_group(lcpl, 1), "H5Pset_create_intermediate_group");
     Handle ds(check(H5Dcreate2(loc, name.c_str(), ftype, space, lcpl, dcpl, H5P_DEFAULT), "creating " + what + where),
               H5Dclose);
     if (v.compound.empty()) {
@@ -659,6 +662,14 @@ void Hdf5Base::define(const FileSpec& spec) {
     if (spec.named_dims)  // the record dimension's length is H5S_UNLIMITED, as E3SM-IO stores it
         for (const Dim& d : spec.dims) write_dim_attr(file_, d.name, d.unlimited ? H5S_UNLIMITED : d.length, fw);
     for (const auto& a : spec.global_attrs) write_attr(file_, a, fw);
+    for (const auto& g : spec.group_attrs) {
+        const std::string gw = "group '" + g.group + "' in " + fw;
+        Handle lcpl(check(H5Pcreate(H5P_LINK_CREATE), "H5Pcreate(lcpl)"), H5Pclose);
+        check(H5Pset_create_intermediate_group(lcpl, 1), "H5Pset_create_intermediate_group");
+        Handle grp(check(H5Gcreate2(file_, g.group.c_str(), lcpl, H5P_DEFAULT, H5P_DEFAULT), "creating " + gw),
+                   H5Gclose);
+        for (const auto& a : g.attrs) write_attr(grp, a, gw);
+    }
     for (const GroupSpec& g : spec.groups) {
         Handle h = make_group(file_, g.path, fw);
         for (const auto& a : g.attrs) write_attr(h, a, "group '" + g.path + "' of " + fw);

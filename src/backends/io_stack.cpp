@@ -113,7 +113,9 @@ nlohmann::json caps_json(const Capabilities& c) {
             {"alignment", c.alignment},
             {"independent", c.independent},
             {"aligns_objects", c.aligns_objects},
-            {"groups", c.groups}};
+            {"groups", c.groups},
+            {"slash_names", c.slash_names},
+            {"group_attrs", c.group_attrs}};
 }
 
 nlohmann::json options_json(const std::vector<OptionSpec>& table) {
@@ -185,7 +187,9 @@ std::string describe_io_stacks_text() {
                                 {c.alignment, "alignment"},
                                 {c.independent, "independent"},
                                 {c.aligns_objects, "object-alignment"},
-                                {c.groups, "groups"}})
+                                {c.groups, "groups"},
+                                {c.slash_names, "slash-names"},
+                                {c.group_attrs, "group-attributes"}})
             if (on) caps += (caps.empty() ? "" : ", ") + std::string(name);
         line("      capabilities: " + (caps.empty() ? std::string("none") : caps));
         opt_lines(b.options);

@@ -371,6 +371,7 @@ static BackendInfo describe() {
     b.extension = ".bin";
     b.caps.nonblocking = true;
     b.caps.recorded_calls = true;
+    b.caps.slash_names = true;  // names are not stored: the file is the variables' bytes
     b.options = {{"mpiio.sync", "0", "MPI_File_sync after every flush", {"0", "1"}},
                  {"mpiio.aggregate", "0", "one write call per flush over all pending variables", {"0", "1"}}};
     return b;

@@ -188,10 +188,13 @@ void Driver::require(bool have, const std::string& what, const std::string& capa
             const char* name;
             bool Capabilities::* flag;
         };
-        static const Named kFlags[] = {
-            {"compound files", &Capabilities::compound_files}, {"chunking", &Capabilities::chunking},
-            {"alignment", &Capabilities::alignment},           {"object alignment", &Capabilities::aligns_objects},
-            {"struct memory", &Capabilities::struct_memory},   {"groups", &Capabilities::groups}};
+        static const Named kFlags[] = {{"compound files", &Capabilities::compound_files},
+                                       {"chunking", &Capabilities::chunking},
+                                       {"alignment", &Capabilities::alignment},
+                                       {"object alignment", &Capabilities::aligns_objects},
+                                       {"struct memory", &Capabilities::struct_memory},
+                                       {"groups", &Capabilities::groups},
+                                       {"names with '/' (groups)", &Capabilities::slash_names}};
         bool Capabilities::* flag = nullptr;
         for (const Named& n : kFlags)
             if (capability == n.name) flag = n.flag;

@@ -96,6 +96,7 @@ FileSpec FileSpec::layout() const {
 
 std::size_t FileSpec::attribute_count() const {
     std::size_t n = global_attrs.size();
+    for (const auto& g : group_attrs) n += g.attrs.size();
     for (const auto& v : vars) n += v.attrs.size();
     for (const auto& g : groups) n += g.attrs.size();
     return n;

@@ -63,9 +63,18 @@ struct StorageHint {
     // dimension (slowest first); empty = the backend's own choice.
     std::vector<std::uint64_t> chunk;
     int deflate = 0;  // zlib level 1..9, 0 = none; needs `chunk`
+    // Per stored dimension (same order as `chunk`; empty = none): the
+    // dimensions whose maximum is unlimited though the variable is written
+    // at its full size (hdf5_iotest's chunked datasets: HDF5 maxdims
+    // H5S_UNLIMITED there, so the file could grow).  Needs `chunk`; backends
+    // without maximum sizes ignore it.
+    std::vector<bool> extendible;
 };
 
 struct VarSpec {
+    // A '/' in the name is a path of groups on libraries with groups (HDF5
+    // creates the intermediate groups: hdf5_iotest's step=0/array=1); the
+    // netCDF libraries refuse such a name.
     std::string name;
     DType type = DType::Double;
     std::vector<int> dims;  // indices into FileSpec::dims, slowest first
@@ -89,6 +98,12 @@ struct VarSpec {
     // (A new member must be copied by FileSpec::layout() too.)
 };
 
+// Attributes of a group (HDF5): h5bench_exerciser's 64 on /Data.
+struct GroupAttrs {
+    std::string group;  // path from the root, without a leading '/': "Data"
+    std::vector<Attr> attrs;
+};
+
 struct FileSpec {
     std::string path;   // full output path chosen by the runner
     std::string label;  // "h0", "h1", "hist", "ckpt0001", ...
@@ -97,6 +112,10 @@ struct FileSpec {
     std::vector<Attr> global_attrs;
     // Groups with attributes, parents before children (see GroupSpec).
     std::vector<GroupSpec> groups;
+    // Backends with Capabilities::group_attrs create each group (before the
+    // variables, which may live in it) and write its attributes there; the
+    // others ignore them (a kernel moves them to global_attrs for those).
+    std::vector<GroupAttrs> group_attrs;
     // Non-empty: backends with groups store record r of every record variable
     // as "<record_group><r>/<name>" without the record dimension (h5bench's
     // /Timestep_<i>/x); the others keep the record dimension.

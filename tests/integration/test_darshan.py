@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BUILD_DIR, SHARED, assert_all_ranks_fail, iok, load_json
+from conftest import BUILD_DIR, IOKERNELS, SHARED, SOURCE_DIR, assert_all_ranks_fail, iok, load_json, mpirun
+from suite_cli import cli, ok
 
 CONVERTER = BUILD_DIR / "src" / "iokernels-darshan"
 DARSHAN = SHARED / "datasets" / "darshan"
@@ -84,6 +85,61 @@ def test_lustre_log_names_stripe(examples, tmp_path):
     p, res = dry_run(examples / "sample-badost.darshan", tmp_path)
     found = [x for x in res["params"]["darshan"]["diagnosis"] if x["finding"] == "lustre_stripe"]
     assert found and all(x["figures"]["stripe_size"] > 0 for x in found)
+
+
+def test_example_log_advice_in_text_json_and_html(examples, tmp_path):
+    """advise on the log PyDarshan ships (1/16384 of it on 4 ranks, one
+    repeat): the job's own calls are the baseline, every configuration ran
+    and verified, the text and the -o JSON name the same fastest one, and the
+    HTML report shows its section."""
+    out = tmp_path / "advice.json"
+    p = subprocess.run([str(CONVERTER), "advise", str(examples / "example.darshan"), "--ranks", "4", "--scale",
+                        "16384", "--repeats", "1", "-o", str(out)], capture_output=True, text=True, timeout=900)
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(out.read_text())
+    assert doc["schema"] == "iokernels-advice/1" and doc["scale"] == 16384 and doc["ranks"] == 4
+    given = doc["configs"][0]
+    assert given["baseline"] and given["args"] == ["--calls", "recorded"]
+    assert all(c["verified"] and len(c["times_s"]) == 1 for c in doc["configs"]), doc["configs"]
+    b = doc["best"]
+    assert b["median_s"] == min(c["median_s"] for c in doc["configs"])
+    assert f"Fastest verified: {b['config']}: median {b['median_s']:.4f} s" in p.stdout
+    assert f"speed-up {b['speedup']:.2f}x" in p.stdout
+    html = tmp_path / "advice.html"
+    ok(cli("html", out, "-o", html))
+    text = html.read_text()
+    assert "<h2>Measured advice</h2>" in text and f"speed-up <b>{b['speedup']:.2f}x</b>" in text
+    assert text.count('<img class="plot"') == 1
+
+
+SHIM_C = SOURCE_DIR / "tests" / "integration" / "capture" / "corrupt_on_close.c"
+# example.darshan's file replayed at 1/16384 on 4 ranks: 128 MiB written from
+# byte 4117397250048 on (the log's own offsets; below it the file is a hole).
+CORRUPT_MATCH = "replay0_vpicio"
+CORRUPT_AT = 4117397250048 + 5000
+
+
+@pytest.mark.parametrize("calls", [["-a", "mpiio", "-x", "canonical"], ["--calls", "recorded"]],
+                         ids=["plan", "recorded"])
+def test_corrupted_replay_of_a_log_fails_verification(examples, tmp_path, calls):
+    """One byte of the replayed file flipped on disk when its write closes,
+    before the read-back (the PMPI shim of test_replay_recorded.py): the
+    replay of the Darshan log fails verification on every rank, exit status
+    1, naming the file and the element; without the shim's variables the
+    same run passes."""
+    shim = tmp_path / "libcorrupt.so"
+    subprocess.run(["mpicc", "-shared", "-fPIC", "-O2", "-o", str(shim), str(SHIM_C)], check=True)
+    log = examples / "example.darshan"
+    run = [IOKERNELS, "replay", "--ranks", "4", "--scale", "16384", *calls]
+    (tmp_path / "bad").mkdir()
+    p = mpirun(4, ["-x", f"LD_PRELOAD={shim}", "-x", f"IOK_CORRUPT_MATCH={CORRUPT_MATCH}", "-x",
+                   f"IOK_CORRUPT_AT={CORRUPT_AT}", *run, "-o", tmp_path / "bad", log], check=False)
+    assert f"corrupt_on_close: flipped byte {CORRUPT_AT}" in p.stderr, p.stderr
+    assert p.returncode == 1, p.stderr
+    assert_all_ranks_fail(p, "error: verification failed: ", "element(s) differ; first: in ", CORRUPT_MATCH)
+    (tmp_path / "ok").mkdir()
+    p = mpirun(4, ["-x", f"LD_PRELOAD={shim}", *run, "-o", tmp_path / "ok", log])
+    assert "passed" in p.stdout
 
 
 # --- bad input ------------------------------------------------------------

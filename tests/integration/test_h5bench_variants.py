@@ -9,7 +9,8 @@ defaults for missing keys (READ_OPTION=PARTIAL without TO_READ_NUM_PARTICLES
 reads every particle; COMPRESS=YES without CHUNK_DIM_1 makes h5bench's
 one-element chunks, deflate 9), MODE=ASYNC run synchronously with a note,
 CSV_FILE with h5bench's metric names, the `e3sm` entry on a generated HDF5
-map, and the refusals: h5bench's other kernels by name, a write-unlimited
+map, and the refusals: h5bench's other kernels by name (metadata and
+exerciser run: test_metadata.py, test_exerciser.py), a write-unlimited
 file read without its layout.  Every read is verified value by value by
 bdcats.  overwrite and append: test_h5bench_update.py."""
 import csv
@@ -178,8 +179,7 @@ def test_e3sm_entry_runs_the_e3sm_kernel(tmp_path):
     assert not list((res / "out" / r["id"]).glob("out*.h5"))  # no "k": the output is removed, as E3SM-IO
 
 
-@pytest.mark.parametrize("name,what", [("amrex", "AMReX"), ("macsio", "MACSio"),
-                                       ("exerciser", "HDF5 Exerciser"), ("metadata", "metadata stress")])
+@pytest.mark.parametrize("name,what", [("amrex", "AMReX"), ("macsio", "MACSio")])
 def test_other_h5bench_kernels_are_refused_by_name(tmp_path, name, what):
     path = tmp_path / "o.json"
     path.write_text(json.dumps(h5bench_doc({"benchmark": name, "file": "x", "configuration": {}})))

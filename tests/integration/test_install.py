@@ -22,7 +22,7 @@ import pytest
 from conftest import BUILD_DIR, SOURCE_DIR
 
 VERSION = re.search(r"project\(iokernels VERSION ([0-9.]+)", (SOURCE_DIR / "CMakeLists.txt").read_text()).group(1)
-SUBCOMMANDS = ("run", "report", "compare", "plot", "html", "ceiling", "slurm")
+SUBCOMMANDS = ("run", "report", "compare", "plot", "html", "ceiling", "advise", "slurm")
 # The runtime names of the libraries (manifest "libraries") and the build's names for them.
 RUNTIME_NAMES = {"pnetcdf": "PnetCDF", "hdf5": "HDF5", "hdf5_md": "HDF5", "netcdf4": "NetCDF-4", "adios2": "ADIOS2",
                  "mpiio": "MPI"}

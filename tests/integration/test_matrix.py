@@ -11,6 +11,11 @@ Each combination writes, reads back and verifies every element:
              and verifies it (vpic, like h5bench_write, does not read)
   bdcats     vpic writes 2 time steps, bdcats reads a STRIDED selection
   noncontig  contiguous and noncontiguous buffer tiles of the map's D1, --verify
+  metadata   hdf5_iotest's .ini: 2 steps x 3 arrays of 4 x 4 tiles on 2 x 2 ranks, one 4-D chunked
+             dataset with the array axis slowest (the step axis unlimited on HDF5); read back, verified
+  exerciser  h5bench_exerciser's flags: 2-D blocks of 4 x 4 on 2 x 2 ranks, 10 iterations, rank shift 1
+             (blob and log read back only the writers' blocks: they refuse the shift, exit 2), 64
+             attributes; each iteration read back and verified
   replay     a generated 4-rank trace (gen_inputs.replay_trace: a header by
              rank 0, interleaved blocks through a strided view, every rank
              reading the header): each rank writes its captured rank's bytes,
@@ -50,7 +55,8 @@ from gen_inputs import TRACE_BLOCK, TRACE_BLOCKS, TRACE_HEADER, e3sm_map, gcrm_i
 
 NRANKS = 4
 TIMEOUT = 300
-KERNELS = ["e3sm", "s3d", "gcrm", "vpic", "bdcats", "noncontig", "replay", "openpmd_write", "openpmd_read"]
+KERNELS = ["e3sm", "s3d", "gcrm", "vpic", "bdcats", "noncontig", "replay", "metadata", "exerciser", "openpmd_write",
+           "openpmd_read"]
 # Kernels whose file layout only some stacks can hold (groups with attributes,
 # the library's own objects): expected to run exactly there.
 LAYOUT_KERNELS = {"openpmd_write", "openpmd_read"}
@@ -232,6 +238,19 @@ def run_replay(d, inputs, backend, strategy):
                          f"{[(f.name, f.stat().st_size) for f in files]}\n$ {_cmdline(p)}")
 
 
+def run_metadata(d, inputs, backend, strategy):
+    ini = d / "iotest.ini"
+    ini.write_text("[DEFAULT]\nsteps = 2\narrays = 3\nrows = 4\ncolumns = 4\nprocess-rows = 2\n"
+                   "process-columns = 2\nscaling = weak\ndataset-rank = 4\nslowest-dimension = array\n"
+                   f"layout = chunked\nmpi-io = collective\nhdf5-file = {d / 'iotest'}\ncsv-file = {d / 'io.csv'}\n")
+    run_stack(d, "metadata", backend, strategy, ini)
+
+
+def run_exerciser(d, inputs, backend, strategy):
+    run_stack(d, "exerciser", backend, strategy, "--numdims", "2", "--minels", "4", "4", "--dimranks", "2", "2",
+              "--rshift", "1", "--addattr", "-o", d / "exerciser")
+
+
 OPENPMD_CONF = ["--dim", "3", "--min-block", "4 6 5", "--grid", "4 2 1", "--steps", "2", "--ratio", "2"]
 
 
@@ -259,6 +278,8 @@ RUNNERS = {
     "bdcats": run_bdcats,
     "noncontig": run_noncontig,
     "replay": run_replay,
+    "metadata": run_metadata,
+    "exerciser": run_exerciser,
     "openpmd_write": run_openpmd_write,
     "openpmd_read": run_openpmd_read,
 }

@@ -28,7 +28,8 @@ from conftest import BUILD_DIR, SOURCE_DIR, load_json, registered_backends
 from gen_inputs import gcrm_inputs, h5bench_config, write_pio_dat
 
 DOCS = [SOURCE_DIR / "README.md", *sorted((SOURCE_DIR / "docs").glob("*.md"))]
-KERNELS = ["bdcats", "e3sm", "gcrm", "noncontig", "replay", "s3d", "vpic"]
+KERNELS = ["bdcats", "e3sm", "exerciser", "gcrm", "metadata", "noncontig", "replay", "s3d", "vpic"]
+ALWAYS_VERIFY = {"bdcats", "metadata", "exerciser"}  # no --verify option: README, "Common options"
 
 
 def command_blocks():
@@ -288,11 +289,13 @@ CHECKS = {  # (document, the block's first line starts with) -> check
         check_covered_by("test_bad_inputs.py", "IOK_BAD_INPUTS_LOG", "bad_inputs.md"),
     ("capture_trace.md", "# 1. capture"): check_capture("capture_trace.md", "# 1. capture"),
     ("README.md", "scripts/iok build"):
-        check_covered_by("test_darshan.py", "example.darshan", '"--dry-run"', '"--ranks"', '"--scale"'),
+        check_covered_by("test_darshan.py", "example.darshan", '"--dry-run"', '"--ranks"', '"--scale"', '"advise"',
+                         '"html"'),
     ("darshan.md", "# what the log says, per file"):
         check_covered_by("test_darshan.py", '"--dry-run"', '"--ranks"', '"--scale"', '"--calls", "recorded"'),
     ("darshan.md", "scripts/run.sh build/src/iokernels-darshan advise"):
-        check_covered_by("test_darshan.py", '"advise"'),
+        lambda clone: (check_covered_by("test_darshan.py", '"advise"', '"-o"')(clone),
+                       check_covered_by("test_advise.py", '"advise"', '"html"', '"e3sm", "-a", "pnetcdf"')(clone)),
     ("hardening.md", "$ mpiexec -n 4 iokernels vpic"): check_size_refusal,
     ("install.md", "module load openmpi"): check_covered_by("test_install.py", "--install", "--prefix"),
     ("install.md", "module use"): check_covered_by("test_install.py", "module use", "load iokernels"),
@@ -335,7 +338,7 @@ def test_common_options_are_in_every_kernels_help(kernel):
     for opt in COMMON:
         assert re.search(rf"^\s+{re.escape(opt)}\b", h, re.M), f"{kernel} --help lacks {opt}:\n{h}"
     m = re.search(r"^\s+--verify,--no-verify\S*\s+\[(\w+)\]", h, re.M)
-    if kernel == "bdcats":
+    if kernel in ALWAYS_VERIFY:
         assert m is None and "verified" in subprocess.run([str(BUILD_DIR / "src" / "iokernels"), "--help"],
                                                           capture_output=True, text=True).stdout
     else:

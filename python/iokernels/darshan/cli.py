@@ -4,7 +4,9 @@ beside the plan's, and what they say (docs/darshan.md).
     iokernels-darshan trace LOG [--ranks N] [--scale F] [-o FILE]
     iokernels-darshan table LOG [--ranks N] [--scale F] [--json]
     iokernels-darshan diagnose LOG [--json]
-    iokernels-darshan advise LOG [--ranks N] [--scale F] [--repeats R] [--json]
+    iokernels-darshan advise LOG [--ranks N] [--scale F] [--repeats R] [--json] [-o FILE]
+
+(advise is the shared `python3 -m iokernels advise` for the log's replay.)
 
 `iokernels replay LOG` runs `trace` on rank 0.  A log that cannot be
 replayed: one line on stderr, exit status 2, nothing written.
@@ -68,7 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("log", help="a Darshan log (format 3.x)")
     ap.add_argument("--ranks", type=int, default=0, help="replay ranks (default 0: the log's process count)")
     ap.add_argument("--scale", type=float, default=1.0, help="divide the accesses (and so the bytes) by F (default 1)")
-    ap.add_argument("-o", "--out", default="-", help="where the trace goes (default -: standard output)")
+    ap.add_argument("-o", "--out", default="-", help="where the trace goes (default -: standard output); advise: "
+                    "also write the advice JSON there (for `python3 -m iokernels html`)")
     ap.add_argument("--json", action="store_true", help="table/diagnose/advise as JSON (default: text)")
     ap.add_argument("--repeats", type=int, default=3, help="advise: runs of each configuration (alternating)")
     ap.add_argument("--iokernels", default=str(Path(sys.argv[0]).resolve().parent / "iokernels"),
@@ -85,7 +88,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"iokernels-darshan: {e}", file=sys.stderr)
         return 2
     if a.command == "advise":
-        res = advise(a.iokernels, a.log, a.ranks or 4, a.scale, a.repeats, a.striping or bool(job.log.lustre))
+        res = advise(a.iokernels, a.log, a.ranks or 4, a.scale, a.repeats, a.striping or bool(job.log.lustre),
+                     quiet=a.json)
+        if a.out != "-":
+            Path(a.out).write_text(json.dumps(res, indent=1) + "\n")
         print(json.dumps(res, indent=1) if a.json else "\n".join(advice_text(res)))
         return 0 if res.get("best") else 1
     if a.command == "trace":
