@@ -166,10 +166,10 @@ TEST(Netcdf4Backend, StorageHintsAreHonoured) {
     const std::string path = output_dir() + "/storage_netcdf4.nc";
     Case c = make_case(path);
     auto& vars = c.spec.vars;
-    vars[c.spec.find_var("T")].storage = {{1, 4}, 6};
-    vars[c.spec.find_var("area")].storage = {{4}, 2};
-    vars[c.spec.find_var("PS")].storage = {{}, 1};    // record variable: one record per chunk
-    vars[c.spec.find_var("gid")].storage = {{6}, 0};  // chunked, not compressed
+    vars[c.spec.find_var("T")].storage = {{1, 4}, 6, {}};
+    vars[c.spec.find_var("area")].storage = {{4}, 2, {}};
+    vars[c.spec.find_var("PS")].storage = {{}, 1, {}};    // record variable: one record per chunk
+    vars[c.spec.find_var("gid")].storage = {{6}, 0, {}};  // chunked, not compressed
     auto w = iok::make_backend("netcdf4", config());
     write_case(*w, c);
     expect_file_contents(c, path);
@@ -208,11 +208,11 @@ TEST(Netcdf4Backend, BadStorageHintsAreRefused) {
         iok::StorageHint hint;
         const char* says;
     };
-    for (const Bad& b : std::vector<Bad>{{"T", {{4}, 0}, "1 lengths for 2 fixed dimensions"},
-                                         {"area", {{0}, 0}, "chunk length 0"},
-                                         {"area", {{kCol + 1}, 0}, "is not in 1..12"},
-                                         {"area", {{}, 6}, "needs a chunk shape"},
-                                         {"PS", {{}, 10}, "deflate level 10"}}) {
+    for (const Bad& b : std::vector<Bad>{{"T", {{4}, 0, {}}, "1 lengths for 2 fixed dimensions"},
+                                         {"area", {{0}, 0, {}}, "chunk length 0"},
+                                         {"area", {{kCol + 1}, 0, {}}, "is not in 1..12"},
+                                         {"area", {{}, 6, {}}, "needs a chunk shape"},
+                                         {"PS", {{}, 10, {}}, "deflate level 10"}}) {
         const std::string path = output_dir() + "/bad_storage_netcdf4.nc";
         Case c = make_case(path);
         c.spec.vars[c.spec.find_var(b.var)].storage = b.hint;
