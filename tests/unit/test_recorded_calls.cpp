@@ -71,7 +71,7 @@ Recorded recorded(std::uint32_t read_flags) {
     s.ops = {w, rd};
     s.set_views = 1;
     r.calls.shapes = &r.shapes;
-    r.calls.sessions = {&r.session};
+    r.calls.sessions.assign(1, &r.session);  // not = {...}: GCC 14 -O2 -Warray-bounds false positive
     return r;
 }
 
