@@ -132,9 +132,14 @@ def environment(spec: RunSpec, base_env: Mapping[str, str] | None = None) -> dic
 
 
 def execute(argv: Sequence[str], cwd: StrPath, extra_env: Mapping[str, str], timeout: float | None,
-            stdout_path: StrPath, stderr_path: StrPath) -> tuple[int | None, float]:
+            stdout_path: StrPath, stderr_path: StrPath,
+            usage: dict[str, int] | None = None) -> tuple[int | None, float]:
     """Runs argv in its own process group; on timeout kills that group.
-    Returns (returncode or None on timeout, wall seconds)."""
+    Returns (returncode or None on timeout, wall seconds).  With `usage`, sets
+    usage["maxrss_bytes"]: the peak resident set of the largest process in the
+    tree (the launcher or one of its ranks: Linux folds the peaks of reaped
+    descendants into the child's), from wait4 of that one child, so earlier
+    runs of this process do not leak into it as RUSAGE_CHILDREN would."""
     env = {**os.environ, **extra_env}
     t0 = time.monotonic()
     with open(stdout_path, "w") as out, open(stderr_path, "w") as err:
@@ -168,10 +173,15 @@ def execute(argv: Sequence[str], cwd: StrPath, extra_env: Mapping[str, str], tim
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # a signal that came meanwhile is handled here
             if timer:
                 timer.start()
-            rc: int | None = p.wait()
+            # wait4, not p.wait(): the same blocking wait, plus this child's rusage
+            _, status, ru = os.wait4(p.pid, 0)
+            p.returncode = os.waitstatus_to_exitcode(status)   # Popen must not reap it again
+            rc: int | None = p.returncode
             t1 = time.monotonic()
             if timer:
                 timer.cancel()
+            if usage is not None:
+                usage["maxrss_bytes"] = ru.ru_maxrss * 1024     # Linux reports KiB
             if expired.is_set():
                 err.write(f"\niokernels run: killed after the {timeout:g} s time limit\n")
                 rc = None
