@@ -29,6 +29,9 @@ the floor is most of a small case's time, so the whole-process ratio alone
 says little there.  Peak RSS of both sides is the largest process of the run
 (a rank, or the launcher), from wait4 of the launcher; ours also reports its
 own per-rank peak in its JSON (memory_bytes.rss_peak, the largest rank).
+The same wait4 gives the CPU seconds (user + sys) of all processes of a run:
+"cpu work ratio" = (ours - floor) / (seed - floor) over CPU seconds, which
+other load on the machine moves far less than wall time.
 Where our kernel verifies by default and the seed tool does not (S3D, GCRM,
 noncontig), iokernels also runs with --no-verify, one row each
 (--no-no-verify-too leaves the second out).
@@ -277,7 +280,9 @@ class Versus:
         rc, wall = launch.execute(argv, str(rundir), self.layer_env, self.a.timeout, so, se, usage)
         status = "ok" if rc == 0 else ("timeout" if rc is None else "failed")
         rec = {"id": run_id, "side": side, "tag": tag, "status": status, "returncode": rc, "wall_s": round(wall, 4),
-               "maxrss_bytes": usage.get("maxrss_bytes"), "command": argv, "cwd": str(rundir)}
+               "maxrss_bytes": usage.get("maxrss_bytes"), "cpu_s": round(usage["user_s"] + usage["sys_s"], 3)
+               if "user_s" in usage else None, "sys_s": usage.get("sys_s"), "minor_faults": usage.get("minor_faults"),
+               "command": argv, "cwd": str(rundir)}
         if status != "ok":
             rec["error"] = why_failed(se, so)
         print(f"[{self.count}] {case.label} [{side} {tag}] ... " +
@@ -425,12 +430,18 @@ def summarize(case, runs):
         out[side]["failed"] = sum(1 for r in mine if r["status"] != "ok")
         out[side]["maxrss_bytes"] = median_of(mine, "maxrss_bytes")
         out[side]["rss_peak_rank_bytes"] = median_of(mine, "rss_peak_rank_bytes")
+        for k in ("cpu_s", "sys_s", "minor_faults"):
+            out[side][k] = median_of(mine, k)
     s, f = out["seed"]["median"], out["floor"]["median"]
     seeds = [r for r in timed if r["side"] == "seed"]
     for side, key in (("iokernels", ""), ("iokernels-nv", "nv_")):
         o = out[side]["median"]
         out[f"{key}ratio"] = o / s if s and o else None
         out[f"{key}work_ratio"] = work_ratio(o, s, f)
+        # CPU seconds of all processes (user + sys, from wait4): unlike wall time, barely moved by other
+        # load on the machine; the floor's CPU is subtracted as its wall time is.
+        oc, sc, fc = (out[x]["cpu_s"] for x in (side, "seed", "floor"))
+        out[f"{key}cpu_work_ratio"] = work_ratio(oc, sc, fc)
         ours = [r for r in timed if r["side"] == side]
         pairs = [y["wall_s"] / x["wall_s"] for x, y in zip(seeds, ours, strict=False)
                  if x["status"] == y["status"] == "ok" and x["wall_s"] > 0]
@@ -452,7 +463,8 @@ def rss(x):
 
 def table(summaries):
     head = ["case", "ranks", "bytes", "seed s", "iokernels s", "ratio", "pairs", "floor s", "work ratio", "raw s",
-            "seed RSS", "ours RSS", "ours RSS/rank", "seed min-max", "iokernels min-max", "note"]
+            "seed cpu s", "ours cpu s", "cpu work ratio", "seed RSS", "ours RSS", "ours RSS/rank", "seed min-max",
+            "iokernels min-max", "note"]
     body = []
     for s in summaries:
         sd, r, fl = s["seed"], s["raw"], s["floor"]
@@ -463,16 +475,18 @@ def table(summaries):
                 continue
             body.append([s["label"] + suffix, str(s["ranks"]), format_bytes(s["bytes"]) if s["bytes"] else "-",
                          fmt(sd["median"]), fmt(o["median"]), fmt(s[f"{key}ratio"]), fmt(s[f"{key}pair_ratio_median"]),
-                         fmt(fl["median"]), fmt(s[f"{key}work_ratio"]), fmt(r["median"]), rss(sd["maxrss_bytes"]),
+                         fmt(fl["median"]), fmt(s[f"{key}work_ratio"]), fmt(r["median"]), fmt(sd["cpu_s"], 1),
+                         fmt(o["cpu_s"], 1), fmt(s[f"{key}cpu_work_ratio"]), rss(sd["maxrss_bytes"]),
                          rss(o["maxrss_bytes"]), rss(o["rss_peak_rank_bytes"]), f"{fmt(sd['min'])}-{fmt(sd['max'])}",
                          f"{fmt(o['min'])}-{fmt(o['max'])}", note])
-    return render(head, body, numeric=range(1, 15))
+    return render(head, body, numeric=range(1, 18))
 
 
 CSV_FIELDS = ("case", "label", "ranks", "bytes", "seed_median_s", "seed_min_s", "seed_max_s", "iokernels_median_s",
               "iokernels_min_s", "iokernels_max_s", "raw_median_s", "floor_median_s", "ratio", "pair_ratio_median",
-              "work_ratio", "nv_iokernels_median_s", "nv_ratio", "nv_work_ratio", "seed_maxrss_bytes",
-              "iokernels_maxrss_bytes", "iokernels_rss_peak_rank_bytes", "failed_runs")
+              "work_ratio", "nv_iokernels_median_s", "nv_ratio", "nv_work_ratio", "seed_cpu_s", "iokernels_cpu_s",
+              "floor_cpu_s", "cpu_work_ratio", "seed_maxrss_bytes", "iokernels_maxrss_bytes",
+              "iokernels_rss_peak_rank_bytes", "failed_runs")
 
 
 def csv_rows(summaries):
@@ -480,11 +494,13 @@ def csv_rows(summaries):
     rows = []
     for s in summaries:
         row = {k: s[k] for k in ("case", "label", "ranks", "bytes", "ratio", "pair_ratio_median", "work_ratio",
-                                 "nv_ratio", "nv_work_ratio")}
+                                 "nv_ratio", "nv_work_ratio", "cpu_work_ratio")}
         for side in ("seed", "iokernels"):
             for k in ("median", "min", "max"):
                 row[f"{side}_{k}_s"] = s[side].get(k)
             row[f"{side}_maxrss_bytes"] = s[side].get("maxrss_bytes")
+            row[f"{side}_cpu_s"] = s[side].get("cpu_s")
+        row["floor_cpu_s"] = s["floor"].get("cpu_s")
         row["iokernels_rss_peak_rank_bytes"] = s["iokernels"].get("rss_peak_rank_bytes")
         row["nv_iokernels_median_s"] = s["iokernels-nv"].get("median")
         row["raw_median_s"] = s["raw"].get("median")
@@ -581,7 +597,8 @@ def main():
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     title = (f"Whole-process wall time, median of {a.repeat} alternating runs (seed, iokernels, raw, floor) after "
              f"{a.warmup} warm-up; ratio = iokernels / seed (< 1: faster); pairs = median of back-to-back ratios; "
-             f"floor = MPI_Init+MPI_Finalize only; work ratio = (iokernels - floor) / (seed - floor); RSS = largest "
+             f"floor = MPI_Init+MPI_Finalize only; work ratio = (iokernels - floor) / (seed - floor); cpu = user+sys "
+             f"seconds of all processes (wait4), cpu work ratio the same over CPU; RSS = largest "
              f"process of the run (wait4), ours RSS/rank = our JSON's largest rank; MPI-IO layer: "
              f"{a.io_layer or 'OpenMPI default'}; load average at the end {load}")
     print(f"\n{title}\n{text}", flush=True)

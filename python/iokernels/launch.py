@@ -133,13 +133,13 @@ def environment(spec: RunSpec, base_env: Mapping[str, str] | None = None) -> dic
 
 def execute(argv: Sequence[str], cwd: StrPath, extra_env: Mapping[str, str], timeout: float | None,
             stdout_path: StrPath, stderr_path: StrPath,
-            usage: dict[str, int] | None = None) -> tuple[int | None, float]:
+            usage: dict[str, float] | None = None) -> tuple[int | None, float]:
     """Runs argv in its own process group; on timeout kills that group.
     Returns (returncode or None on timeout, wall seconds).  With `usage`, sets
-    usage["maxrss_bytes"]: the peak resident set of the largest process in the
-    tree (the launcher or one of its ranks: Linux folds the peaks of reaped
-    descendants into the child's), from wait4 of that one child, so earlier
-    runs of this process do not leak into it as RUSAGE_CHILDREN would."""
+    from wait4 of the launcher (which folds in its reaped descendants, the
+    ranks; earlier runs of this process do not leak in as with RUSAGE_CHILDREN):
+    maxrss_bytes, the peak resident set of the largest process of the tree (the
+    launcher or one rank); user_s, sys_s and minor_faults, summed over the tree."""
     env = {**os.environ, **extra_env}
     t0 = time.monotonic()
     with open(stdout_path, "w") as out, open(stderr_path, "w") as err:
@@ -181,7 +181,8 @@ def execute(argv: Sequence[str], cwd: StrPath, extra_env: Mapping[str, str], tim
             if timer:
                 timer.cancel()
             if usage is not None:
-                usage["maxrss_bytes"] = ru.ru_maxrss * 1024     # Linux reports KiB
+                usage.update(maxrss_bytes=ru.ru_maxrss * 1024,   # Linux reports KiB
+                             user_s=ru.ru_utime, sys_s=ru.ru_stime, minor_faults=ru.ru_minflt)
             if expired.is_set():
                 err.write(f"\niokernels run: killed after the {timeout:g} s time limit\n")
                 rc = None
