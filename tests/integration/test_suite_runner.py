@@ -632,6 +632,27 @@ args = ["-n", "1000"]
     assert subprocess.run(["pgrep", "-f", marker], capture_output=True).returncode == 1   # no orphan left
 
 
+
+def test_execute_reports_the_peak_rss_and_cpu_of_the_launched_tree(tmp_path):
+    """execute(usage=...) reads wait4 of the launcher: a grandchild touching
+    200 MiB shows in maxrss (the launcher folds in its reaped descendants'
+    peaks), one touching nothing does not, and an earlier big run does not
+    leak into a later small one (RUSAGE_CHILDREN of this process would)."""
+    touch = "b = bytearray(200 << 20); b[::4096] = b'x' * len(b[::4096])"
+
+    def run(code):
+        usage = {}
+        argv = ["bash", "-c", f'{sys.executable} -c "{code}"; true']     # python is bash's child, not bash
+        rc, wall = launch.execute(argv, tmp_path, {}, 60, tmp_path / "o", tmp_path / "e", usage)
+        assert rc == 0 and wall > 0
+        return usage
+    big, small = run(touch), run("pass")
+    assert big["maxrss_bytes"] >= 200 << 20, big
+    assert small["maxrss_bytes"] < 100 << 20, small
+    assert big["user_s"] + big["sys_s"] > 0 and big["minor_faults"] > (200 << 20) // 4096 // 2, big
+    assert launch.execute(["false"], tmp_path, {}, 60, tmp_path / "o", tmp_path / "e", {})[0] == 1
+
+
 # ---------------------------------------------------------------- h5bench's JSON driver form
 
 H5BENCH = {
