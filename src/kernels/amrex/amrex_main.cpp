@@ -61,6 +61,8 @@ public:
             {"hdf5compression", "compression; ignored, as in h5bench's build without ZFP/SZ [default: None@0]"},
             {"directory", "directory of the files [default: the working directory]"},
             {"mode", "h5bench's SYNC, ASYNC or LOG: always runs synchronously here [default: SYNC]"}};
+        app.add_flag("--read-only", read_only_,
+                     "only read: verify the files an earlier run with this configuration and rank count wrote");
         values_.resize(help.size());
         for (std::size_t i = 0; i < help.size(); ++i) app.add_option("--" + help[i].first, values_[i], help[i].second);
         defaults.backend = "hdf5";
@@ -120,7 +122,8 @@ private:
     Config cfg_;
     Style style_;
     std::vector<Level> levels_;
-    std::vector<std::string> dirs_;  // particle file directories this run made
+    std::vector<std::string> dirs_;
+    bool read_only_ = false;  // particle file directories this run made
 };
 
 KernelPlan Amrex::plan(Driver& d) {
@@ -132,14 +135,15 @@ KernelPlan Amrex::plan(Driver& d) {
     k.runner_progress = false;
     StepGroup writes, reads;
     std::vector<std::pair<std::shared_ptr<const FilePlan>, std::string>> particle_files;
+    const PathUse written = read_only_ ? PathUse::Input : PathUse::Written;
+    const bool verify = d.options().verify || read_only_;
     for (int f = 0; f < cfg_.nplotfile; ++f) {
         auto p = share(plotfile_plan(cfg_, levels_, d.rank(), style_, f));
         const std::string path = numbered(cfg_, f) + ext;
         Step s{StepKind::Write, p, path, PathUse::Output, {{"role", "plotfile"}, {"file", f}}};
         s.ticks = {writes.ticks++};
         writes.steps.push_back(s);
-        if (d.options().verify)
-            reads.steps.push_back({StepKind::Read, p, path, PathUse::Written, {{"role", "verify"}, {"file", f}}});
+        if (verify) reads.steps.push_back({StepKind::Read, p, path, written, {{"role", "verify"}, {"file", f}}});
     }
     for (int f = 0; f < cfg_.nparticlefile; ++f) {
         auto p = share(particle_plan(cfg_, levels_, d.rank(), d.size(), style_, f));
@@ -149,12 +153,9 @@ KernelPlan Amrex::plan(Driver& d) {
         Step s{StepKind::Write, p, path, PathUse::Output, {{"role", "particle"}, {"file", f}}};
         s.ticks = {writes.ticks++};
         writes.steps.push_back(s);
-        if (d.options().verify || (cfg_.restart_check && f == 0))
-            reads.steps.push_back({StepKind::Read,
-                                   p,
-                                   path,
-                                   PathUse::Written,
-                                   {{"role", d.options().verify ? "verify" : "restart"}, {"file", f}}});
+        if (verify || (cfg_.restart_check && f == 0))
+            reads.steps.push_back(
+                {StepKind::Read, p, path, written, {{"role", verify ? "verify" : "restart"}, {"file", f}}});
     }
     // The original's fake computation: sleeptime before each file but the
     // first plot file and the first particle file.
@@ -163,17 +164,20 @@ KernelPlan Amrex::plan(Driver& d) {
         const int ts = t < nplot ? t : t - nplot;
         if (ts > 0 && sleep > 0) std::this_thread::sleep_for(std::chrono::seconds(sleep));
     };
-    // AMReX makes plt%05d/particle0 (rank 0) before the particle file.
-    if (!d.options().dry_run)
+    // AMReX makes plt%05d/particle0 (rank 0) before the particle file; the
+    // directory of the files is made here too (h5bench's driver makes it).
+    if (!d.options().dry_run && !read_only_)
         collective_step(d.comm(), [&] {
             if (d.rank() != 0) return;
-            for (const auto& dir : dirs_) {
+            std::vector<std::string> all = dirs_;
+            if (!cfg_.directory.empty()) all.push_back(cfg_.directory);
+            for (const auto& dir : all) {
                 std::error_code ec;
                 std::filesystem::create_directories(dir, ec);
                 if (ec) throw Error("cannot create the particle directory " + dir + ": " + ec.message());
             }
         });
-    k.groups.push_back(std::move(writes));
+    if (!read_only_) k.groups.push_back(std::move(writes));
     if (!reads.steps.empty()) k.groups.push_back(std::move(reads));
     return k;
 }
