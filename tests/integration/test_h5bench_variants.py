@@ -179,7 +179,7 @@ def test_e3sm_entry_runs_the_e3sm_kernel(tmp_path):
     assert not list((res / "out" / r["id"]).glob("out*.h5"))  # no "k": the output is removed, as E3SM-IO
 
 
-@pytest.mark.parametrize("name,what", [("amrex", "AMReX"), ("macsio", "MACSio")])
+@pytest.mark.parametrize("name,what", [("macsio", "MACSio")])
 def test_other_h5bench_kernels_are_refused_by_name(tmp_path, name, what):
     path = tmp_path / "o.json"
     path.write_text(json.dumps(h5bench_doc({"benchmark": name, "file": "x", "configuration": {}})))

@@ -22,6 +22,8 @@ Each combination writes, reads back and verifies every element:
              reads what it read, and the file is read back (--calls plan)
   openpmd_write  2 iterations of a 3-D mesh and particles, unbalanced, --verify
   openpmd_read   openpmd_write's file read back with the slice pattern sy
+  amrex      h5bench_amrex's input: an 8^3 domain in 8 boxes of 4^3 over the 4 ranks, 2 components,
+             one plot file and one particle file (1 particle per cell); both read back, verified
 
 A combination the library or strategy cannot express must exit 2 with one
 "error:" line naming why; it is recorded as "not expressible" with that
@@ -56,10 +58,10 @@ from gen_inputs import TRACE_BLOCK, TRACE_BLOCKS, TRACE_HEADER, e3sm_map, gcrm_i
 NRANKS = 4
 TIMEOUT = 300
 KERNELS = ["e3sm", "s3d", "gcrm", "vpic", "bdcats", "noncontig", "replay", "metadata", "exerciser", "openpmd_write",
-           "openpmd_read"]
+           "openpmd_read", "amrex"]
 # Kernels whose file layout only some stacks can hold (groups with attributes,
 # the library's own objects): expected to run exactly there.
-LAYOUT_KERNELS = {"openpmd_write", "openpmd_read"}
+LAYOUT_KERNELS = {"openpmd_write", "openpmd_read", "amrex"}
 MATRIX_MD = BUILD_DIR / "matrix.md"
 
 
@@ -270,6 +272,13 @@ def run_openpmd_read(d, inputs, backend, strategy):
     run_stack(d, "openpmd_read", backend, strategy, *OPENPMD_CONF, "--pattern", "sy", "-i", path)
 
 
+def run_amrex(d, inputs, backend, strategy):
+    ini = d / "amrex.ini"
+    ini.write_text("ncells = 8\nmax_grid_size = 4\nnlevs = 1\nncomp = 2\nnppc = 1\nnplotfile = 1\n"
+                   f"nparticlefile = 1\nrestart_check = 1\ndirectory = {d / 'amrex'}\n")
+    run_stack(d, "amrex", backend, strategy, ini)
+
+
 RUNNERS = {
     "e3sm": run_e3sm,
     "s3d": run_s3d,
@@ -282,6 +291,7 @@ RUNNERS = {
     "exerciser": run_exerciser,
     "openpmd_write": run_openpmd_write,
     "openpmd_read": run_openpmd_read,
+    "amrex": run_amrex,
 }
 
 
@@ -437,7 +447,7 @@ def test_matrix_summary():
     MATRIX_MD.write_text("\n".join(lines))
     layout = {c: v for c, v in ran.items() if c[0] in LAYOUT_KERNELS}
     wrong = [c for c, v in layout.items() if (v[0] == "ok") != ((c[1], c[2]) in HOLDS_LAYOUT)]
-    assert not wrong, f"openPMD kernels ran where the layout cannot be held, or were refused where it can: {wrong}"
+    assert not wrong, f"layout kernels (openPMD, AMReX) ran where the layout cannot be held, or were refused where it can: {wrong}"
     general = [v for c, v in ran.items() if c[0] not in LAYOUT_KERNELS]
     ok = sum(1 for v in general if v[0] == "ok")
     assert ok >= 0.8 * len(general), f"only {ok} of {len(general)} combinations verified: {counts}"
