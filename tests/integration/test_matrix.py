@@ -447,7 +447,8 @@ def test_matrix_summary():
     MATRIX_MD.write_text("\n".join(lines))
     layout = {c: v for c, v in ran.items() if c[0] in LAYOUT_KERNELS}
     wrong = [c for c, v in layout.items() if (v[0] == "ok") != ((c[1], c[2]) in HOLDS_LAYOUT)]
-    assert not wrong, f"layout kernels (openPMD, AMReX) ran where the layout cannot be held, or were refused where it can: {wrong}"
+    assert not wrong, (f"layout kernels (openPMD, AMReX) ran where the layout cannot be held, "
+                       f"or were refused where it can: {wrong}")
     general = [v for c, v in ran.items() if c[0] not in LAYOUT_KERNELS]
     ok = sum(1 for v in general if v[0] == "ok")
     assert ok >= 0.8 * len(general), f"only {ok} of {len(general)} combinations verified: {counts}"
