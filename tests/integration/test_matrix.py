@@ -24,6 +24,9 @@ Each combination writes, reads back and verifies every element:
   openpmd_read   openpmd_write's file read back with the slice pattern sy
   amrex      h5bench_amrex's input: an 8^3 domain in 8 boxes of 4^3 over the 4 ranks, 2 components,
              one plot file and one particle file (1 particle per cell); both read back, verified
+  macsio_mif MACSio --parallel_file_mode MIF 2: 2 dumps of a 4000-byte part per rank, 4 variables, a file
+             per pair of ranks (groups domain_<n>: libraries without groups refuse, exit 2); read back
+  macsio_sif the same as SIF 1: one shared file per dump, a dataset per variable; read back
 
 A combination the library or strategy cannot express must exit 2 with one
 "error:" line naming why; it is recorded as "not expressible" with that
@@ -58,7 +61,7 @@ from gen_inputs import TRACE_BLOCK, TRACE_BLOCKS, TRACE_HEADER, e3sm_map, gcrm_i
 NRANKS = 4
 TIMEOUT = 300
 KERNELS = ["e3sm", "s3d", "gcrm", "vpic", "bdcats", "noncontig", "replay", "metadata", "exerciser", "openpmd_write",
-           "openpmd_read", "amrex"]
+           "openpmd_read", "amrex", "macsio_mif", "macsio_sif"]
 # Kernels whose file layout only some stacks can hold (groups with attributes,
 # the library's own objects): expected to run exactly there.
 LAYOUT_KERNELS = {"openpmd_write", "openpmd_read", "amrex"}
@@ -279,6 +282,19 @@ def run_amrex(d, inputs, backend, strategy):
     run_stack(d, "amrex", backend, strategy, ini)
 
 
+MACSIO_CONF = ["--part_size", "4000", "--vars_per_part", "4", "--num_dumps", "2"]
+
+
+def run_macsio_mif(d, inputs, backend, strategy):
+    run_stack(d, "macsio", backend, strategy, *MACSIO_CONF, "--parallel_file_mode", "MIF", "2",
+              "--filebase", d / "mif")
+
+
+def run_macsio_sif(d, inputs, backend, strategy):
+    run_stack(d, "macsio", backend, strategy, *MACSIO_CONF, "--parallel_file_mode", "SIF", "1",
+              "--filebase", d / "sif")
+
+
 RUNNERS = {
     "e3sm": run_e3sm,
     "s3d": run_s3d,
@@ -292,6 +308,8 @@ RUNNERS = {
     "openpmd_write": run_openpmd_write,
     "openpmd_read": run_openpmd_read,
     "amrex": run_amrex,
+    "macsio_mif": run_macsio_mif,
+    "macsio_sif": run_macsio_sif,
 }
 
 

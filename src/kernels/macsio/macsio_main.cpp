@@ -109,7 +109,7 @@ private:
 void Macsio::report(Driver& d, const std::vector<StepOutcome>& done, const std::vector<GroupOutcome>& groups) {
     // Each file's figures are its group's; sum them over the groups (a
     // group's rank 0 counts its files).
-    int group_rank = 0;
+    int group_rank = d.rank();  // SIF: one file of every rank
     if (group_comm_ != MPI_COMM_NULL) MPI_Comm_rank(group_comm_, &group_rank);
     double mine[4] = {0, 0, 0, 0};  // bytes, files written, files read, mismatches
     std::string first;
