@@ -98,6 +98,13 @@ if "PRTE_MCA_prte_tmpdir_base" not in os.environ:
     os.environ["PRTE_MCA_prte_tmpdir_base"] = _prte_tmp
     atexit.register(shutil.rmtree, _prte_tmp, True)
 
+# Every MPI process loads UCX with Open MPI, and UCX's constructor patches
+# mmap/munmap for its registration cache: ~40 ms of CPU per process here
+# (perf: ucs_init -> ucm_bistro_patch, a third of `iokernels --version`), on
+# every rank of the suite's ~1,200 launches.  The tests run on one node over
+# btl self,sm, which never use UCX's cache, so the hooks are turned off.
+os.environ.setdefault("UCX_MEM_MMAP_HOOK_MODE", "none")
+
 # How long a launcher may outlive all its ranks before it counts as hung.
 LAUNCHER_GRACE_SECONDS = 30
 
