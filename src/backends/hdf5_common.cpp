@@ -275,6 +275,8 @@ Handle Hdf5Base::make_fapl(MPI_Comm comm) const {
     check(H5Pset_coll_metadata_write(fapl, coll_md), "H5Pset_coll_metadata_write");
     if (spec_.align_bytes > 0)
         check(H5Pset_alignment(fapl, spec_.align_threshold, spec_.align_bytes), "H5Pset_alignment");
+    if (spec_.meta_block_bytes > 0)
+        check(H5Pset_meta_block_size(fapl, spec_.meta_block_bytes), "H5Pset_meta_block_size");
     if (subfiling_) {
 #ifdef H5_HAVE_SUBFILING_VFD
         check(H5Pset_fapl_subfiling(fapl, nullptr), "H5Pset_fapl_subfiling");

@@ -96,6 +96,7 @@ FileSpec FileSpec::layout() const {
     f.expected_records = expected_records;
     f.align_threshold = align_threshold;
     f.align_bytes = align_bytes;
+    f.meta_block_bytes = meta_block_bytes;
     f.named_dims = named_dims;
     return f;
 }

@@ -133,6 +133,9 @@ struct FileSpec {
     // File-space alignment hint (HDF5 H5Pset_alignment): objects of at least
     // `align_threshold` bytes start at multiples of `align_bytes`; 0 = none.
     std::uint64_t align_threshold = 0, align_bytes = 0;
+    // File-space metadata block size hint (HDF5 H5Pset_meta_block_size:
+    // AMReX's 4 MiB); 0 = the library's default.  Others ignore it.
+    std::uint64_t meta_block_bytes = 0;
     // The dimensions' names and lengths belong in the file (netCDF's data
     // model).  False where the application's files name none (h5bench's
     // particle files): a library without dimension objects (HDF5) then

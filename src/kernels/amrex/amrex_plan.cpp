@@ -102,6 +102,13 @@ std::uint64_t total_particles(const Config& c, const Level& l) {
     return n;
 }
 
+// SetHDF5fapl: alignment 16 MiB for objects of 16 MiB and more, metadata
+// blocks of 4 MiB (the file-access settings of both writers' parallel open).
+void amrex_fapl(FileSpec& s) {
+    s.align_threshold = s.align_bytes = 16u << 20;
+    s.meta_block_bytes = 4u << 20;
+}
+
 std::string file_stem(const Config& c, int file) {
     char name[32];
     std::snprintf(name, sizeof name, "plt%05d", file);
@@ -227,6 +234,7 @@ FilePlan plotfile_plan(const Config& c, const std::vector<Level>& lv, int rank, 
         // Each rank's boxes are one run of the level's data (one H5Dwrite).
         add_var(p, g + "data:datatype=0", DType::Double, data_dim, runs(total, {{offset, mine}}), -1);
     }
+    amrex_fapl(s);
     p.nrecords = 1;
     p.flush_every = 1;
     p.pattern_seed = static_cast<std::uint64_t>(file) + 1;
@@ -291,6 +299,7 @@ FilePlan particle_plan(const Config& c, const std::vector<Level>& lv, int rank, 
         add_var(p, g + "nparticles_grid", DType::Int, add_dim(s, "counts_" + ls, nb),
                 runs(nb, {{r.first, r.mine.size()}}), -1);
     }
+    amrex_fapl(s);
     p.nrecords = 1;
     p.flush_every = 1;
     p.pattern_seed = 1000 + static_cast<std::uint64_t>(file);
