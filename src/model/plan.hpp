@@ -43,10 +43,12 @@ struct FilePlan {
         double number = 0, text = 0;
     };
     std::optional<ConstantData> constant_data;
-    // Record variables whose user buffers are one array of structs, the way
-    // a particle code keeps them (h5bench MEM_PATTERN=INTERLEAVED): fields
-    // packed in this order, no padding.  They must share one selection.
-    // Empty: every variable has its own packed buffer.
+    // Variables whose user buffers are one array of structs, the way a
+    // particle code keeps them (h5bench MEM_PATTERN=INTERLEAVED) or a code
+    // its parameters (h5bench_exerciser's sim_params_t): fields packed in
+    // this order, no padding.  They must share one selection and be all
+    // record or all fixed variables.  Empty: every variable has its own
+    // packed buffer.
     std::vector<int> memory_struct;
 
     std::vector<int> write_order() const;

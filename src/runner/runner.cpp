@@ -170,29 +170,35 @@ std::vector<Request> FileRun::requests_for(int first_rec, int last_rec, bool wit
             reqs.push_back({v, rec, true, &f, arena.reserve(f.elements() * esz, esz)});
         }
     };
-    const auto order = plan_.write_order();
-    if (with_fixed)
-        for (int v : order)
-            if (!spec.vars[static_cast<std::size_t>(v)].is_record(spec)) add(v, 0);
     const bool structs = !plan_.memory_struct.empty();
     const Selection* struct_sel = nullptr;
+    bool struct_records = false;
     if (structs) {
         const int first = plan_.memory_struct.front();
         struct_sel =
             &selection_of(plan_.selection, static_cast<std::size_t>(first), empty_[static_cast<std::size_t>(first)]);
+        struct_records = spec.vars[static_cast<std::size_t>(first)].is_record(spec);
         for (int v : plan_.memory_struct) {
             const Selection& s =
                 selection_of(plan_.selection, static_cast<std::size_t>(v), empty_[static_cast<std::size_t>(v)]);
-            if (&s != struct_sel || !spec.vars[static_cast<std::size_t>(v)].is_record(spec))
+            if (&s != struct_sel || spec.vars[static_cast<std::size_t>(v)].is_record(spec) != struct_records)
                 throw Error("plan: array-of-structs field '" + spec.vars[static_cast<std::size_t>(v)].name +
-                                "' is not a record variable sharing the first field's selection",
-                            "the fields of one struct must be record variables with one shared selection");
+                                "' does not share the first field's selection and kind (record or fixed)",
+                            "the fields of one struct must share one selection and be all record or all fixed");
         }
     }
+    auto add_structs = [&](std::int64_t rec) {
+        reqs.push_back({plan_.memory_struct.front(), rec, false, struct_sel,
+                        arena.reserve(struct_sel->elements() * plan_.struct_size()), true});
+    };
+    const auto order = plan_.write_order();
+    if (with_fixed) {
+        if (structs && !struct_records) add_structs(0);
+        for (int v : order)
+            if (!spec.vars[static_cast<std::size_t>(v)].is_record(spec) && !in_struct(v)) add(v, 0);
+    }
     for (int r = first_rec; r < last_rec; ++r) {
-        if (structs)
-            reqs.push_back({plan_.memory_struct.front(), r, false, struct_sel,
-                            arena.reserve(struct_sel->elements() * plan_.struct_size()), true});
+        if (structs && struct_records) add_structs(r);
         for (int v : order)
             if (spec.vars[static_cast<std::size_t>(v)].is_record(spec) && !in_struct(v)) add(v, r);
     }
@@ -239,8 +245,11 @@ void FileRun::prepare(std::vector<Request>& reqs, BufferArena& arena) {
             for (std::size_t k = 0; k < plan_.memory_struct.size(); ++k) {
                 const VarSpec& fv = plan_.spec.vars[static_cast<std::size_t>(plan_.memory_struct[k])];
                 field.resize(n * dtype_size(fv.type));
-                pattern_fill(fv.type, field.data(), *q.sel, pattern_key(fv.name) ^ plan_.pattern_seed,
-                             static_cast<std::uint64_t>(q.record));
+                if (plan_.constant_data)
+                    fill_constant(fv.type, field.data(), n, constant_value(fv));
+                else
+                    pattern_fill(fv.type, field.data(), *q.sel, pattern_key(fv.name) ^ plan_.pattern_seed,
+                                 static_cast<std::uint64_t>(q.record));
                 packed_to_struct(field.data(), stride, offsets[k], dtype_size(fv.type), n, buf);
             }
             continue;

@@ -49,6 +49,10 @@ def test_kept_file_is_the_originals(tmp_path):
         assert d.shape == (16, 16)
         assert d.dtype.names == ("total blocks", "time", "timestep", "number of steps", "nxb", "nyb", "nzb")
         assert [d.dtype[n] for n in d.dtype.names] == [np.int32, np.float64, np.float64] + [np.int32] * 4
+        v = d[()]  # written whole from structs: every member of rank r's block holds r + 1
+        for r in range(4):
+            block = v[(r // 2) * 8:(r // 2 + 1) * 8, (r % 2) * 8:(r % 2 + 1) * 8]
+            assert all((block[n] == r + 1).all() for n in d.dtype.names), (r, block[0, 0])
         attrs = f["Data"].attrs
         assert sorted(attrs) == sorted(f"Attribute {i} Name" for i in range(64))
         a7 = attrs["Attribute 7 Name"]

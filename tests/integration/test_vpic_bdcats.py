@@ -476,6 +476,21 @@ def test_write_config_errors(tmp_path, lines, frag):
     assert not (tmp_path / "x.h5").exists()
 
 
+@pytest.fixture(scope="module")
+def written_once(tmp_path_factory):
+    """nd -> a 4-writer CONTIG file of nd dimensions, written on first use
+    (the read configuration errors all read one of two files)."""
+    files = {}
+
+    def get(nd):
+        if nd not in files:
+            d = tmp_path_factory.mktemp(f"written_{nd}d")
+            iok(4, "vpic", case_cfg(d, "CONTIG", "CONTIG", nd), d / "p.h5")
+            files[nd] = d / "p.h5"
+        return files[nd]
+    return get
+
+
 @pytest.mark.parametrize("lines,frag", [
     ({"NUM_DIMS": 2, "DIM_1": 6, "DIM_2": 16, "READ_OPTION": "LDC", "BLOCK_SIZE": 25}, "does not fit the array"),
     ({"NUM_DIMS": 2, "DIM_1": 6, "DIM_2": 16, "READ_OPTION": "RDC", "BLOCK_SIZE": 13, "BLOCK_SIZE_2": 9},
@@ -486,11 +501,9 @@ def test_write_config_errors(tmp_path, lines, frag):
     ({"DIM_1": 96, "READ_OPTION": "CS"}, "is a 2-D pattern"),
     ({"DIM_1": 96, "READ_OPTION": "PARTIAL", "TO_READ_NUM_PARTICLES": 97}, "exceeds rank"),
 ])
-def test_read_config_errors(tmp_path, lines, frag):
+def test_read_config_errors(tmp_path, written_once, lines, frag):
     need("hdf5")
-    nd = lines.get("NUM_DIMS", 1)
-    out = tmp_path / "p.h5"
-    iok(4, "vpic", case_cfg(tmp_path, "CONTIG", "CONTIG", nd), out)
+    out = written_once(lines.get("NUM_DIMS", 1))
     cfg = write_cfg(tmp_path / "bad.cfg", TIMESTEPS=STEPS, **lines)
     p = iok(4, "bdcats", cfg, out, check=False)
     assert_all_ranks_fail(p, frag)

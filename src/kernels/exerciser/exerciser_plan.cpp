@@ -106,8 +106,16 @@ FilePlan write_plan(const Options& o, const Geometry& g, int it, int rank, int n
     const int at = o.rshift > 0 ? shifted(rank, o.rshift, nprocs) : rank;
     p.selection.push_back(hyperslab(p.spec.fixed_shape(p.spec.vars[0]), g, location(o, at), false));
     p.requests = 1;
-    for (std::size_t v = 1; v < p.spec.vars.size(); ++v) {
-        p.selection.push_back(hyperslab(p.spec.fixed_shape(p.spec.vars[v]), g, location(o, rank), true));
+    // The compound dataset is written whole from an array of sim_params_t
+    // structs, as the original does: written member by member, HDF5 reads
+    // the dataset back before each member's write to keep the others (a
+    // collective read-modify-write per member, 7 of them per dataset).
+    if (p.spec.vars.size() > 1) {
+        SelectionPtr derived = hyperslab(p.spec.fixed_shape(p.spec.vars[1]), g, location(o, rank), true);
+        for (std::size_t v = 1; v < p.spec.vars.size(); ++v) {
+            p.selection.push_back(derived);
+            p.memory_struct.push_back(static_cast<int>(v));
+        }
         ++p.requests;
     }
     p.pattern_seed = static_cast<std::uint64_t>(it);

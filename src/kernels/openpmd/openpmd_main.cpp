@@ -129,23 +129,39 @@ void print_summary(Driver& d, const Config& cfg, const char* verb, const FileOut
                 m.writing ? "" : (o.mismatches == 0 ? ", every value verified" : ", MISMATCHES"));
 }
 
-class Write final : public Kernel {
+// What openpmd_write and openpmd_read share: the benchmark's options (the
+// reader's add the pattern), HDF5 by default, the stack and the default path.
+class OpenpmdKernel : public Kernel {
 public:
+    void add_options(CLI::App& app, DriverDefaults& defaults) override {
+        cli_.add_to(app, reading_);
+        defaults.backend = "hdf5";
+        defaults.verify = false;
+        if (reading_) defaults.verify_option = false;  // reading always verifies
+    }
+    void validate(Driver& d) override { cli_.resolve(reading_, d.size()); }
+    void configure(Driver& d) override {
+        configure_stack(d);
+        if (cli_.default_path) cli_.path += d.extension();
+    }
+    void step_done(Driver& d, const StepOutcome& o) override { print_report(d, o); }
+
+protected:
+    explicit OpenpmdKernel(bool reading) : reading_(reading) {}
+    Cli cli_;
+
+private:
+    bool reading_;
+};
+
+class Write final : public OpenpmdKernel {
+public:
+    Write() : OpenpmdKernel(false) {}
     const char* name() const override { return "openpmd_write"; }
     std::string description() const override {
         return "openPMD write (h5bench_openpmd_write): iterations /data/<i>/ of E, B and rho meshes and an ion species "
                "(id, charge, position, positionOffset) in the openPMD standard's layout, laid out over the ranks as "
                "the benchmark does. Configure with h5bench's openpmd.input or the named options.";
-    }
-    void add_options(CLI::App& app, DriverDefaults& defaults) override {
-        cli_.add_to(app, false);
-        defaults.backend = "hdf5";
-        defaults.verify = false;
-    }
-    void validate(Driver& d) override { cli_.resolve(false, d.size()); }
-    void configure(Driver& d) override {
-        configure_stack(d);
-        if (cli_.default_path) cli_.path += d.extension();
     }
     KernelPlan plan(Driver& d) override {
         FilePlan p;
@@ -167,34 +183,20 @@ public:
         }
         return k;
     }
-    void step_done(Driver& d, const StepOutcome& o) override { print_report(d, o); }
     void report(Driver& d, const std::vector<StepOutcome>& done, const std::vector<GroupOutcome>&) override {
         print_summary(d, cli_.cfg, "write", done.at(0).out, cli_.path);
         if (done.size() > 1) print_summary(d, cli_.cfg, "read-back", done.at(1).out, cli_.path);
     }
-
-private:
-    Cli cli_;
 };
 
-class Read final : public Kernel {
+class Read final : public OpenpmdKernel {
 public:
+    Read() : OpenpmdKernel(true) {}
     const char* name() const override { return "openpmd_read"; }
     std::string description() const override {
         return "openPMD read (h5bench_openpmd_read): reads the file openpmd_write wrote with the pattern m "
                "(metadata), sx/sy/sz (a slice of rho), fx/fy/fz (a slice of B) or full, and verifies every value. "
                "Give the configuration the file was written with.";
-    }
-    void add_options(CLI::App& app, DriverDefaults& defaults) override {
-        cli_.add_to(app, true);
-        defaults.backend = "hdf5";
-        defaults.verify = false;
-        defaults.verify_option = false;  // reading always verifies
-    }
-    void validate(Driver& d) override { cli_.resolve(true, d.size()); }
-    void configure(Driver& d) override {
-        configure_stack(d);
-        if (cli_.default_path) cli_.path += d.extension();
     }
     KernelPlan plan(Driver& d) override {
         FilePlan p;  // the attributes' values are not read: no provenance needed
@@ -213,14 +215,10 @@ public:
         k.groups.push_back(std::move(g));
         return k;
     }
-    void step_done(Driver& d, const StepOutcome& o) override { print_report(d, o); }
     void report(Driver& d, const std::vector<StepOutcome>& done, const std::vector<GroupOutcome>&) override {
         print_summary(d, cli_.cfg, (std::string("read (pattern ") + openpmd::name(cli_.cfg.pattern) + ")").c_str(),
                       done.at(0).out, cli_.path);
     }
-
-private:
-    Cli cli_;
 };
 
 }  // namespace
