@@ -9,7 +9,8 @@ samples/ folder.  This script takes each one matching --glob, shrinks only its
 sizes -- particles per rank to at most --particles (DIM_1, with BLOCK_CNT,
 STDEV_DIM_1 and NUM_PARTICLES scaled alike; 2-D/3-D sides to at most 64/16;
 openpmd's minBlock halved to at most 4 cells a side),
-emulated compute to 1 ms per step, e3sm's records to 2 and its map to one
+emulated compute to 1 ms per step, amrex to 16 cells a side without sleeps,
+macsio to 64K parts and 2 dumps, e3sm's records to 2 and its map to one
 e3sm_mapgen makes (HDF5, the sample's rank count); an overwrite/append entry
 on a file no earlier entry writes gets a write entry before it (h5bench
 leaves making that file to the user) -- and runs it with
@@ -18,9 +19,9 @@ stays as the sample has it.  Nothing of h5bench is stored in this repository:
 point --samples at a checkout.
 
 The table says, per sample, what happened: "ok" (every entry ran, reads
-verified), "refused" (the runner named why before running: h5bench's other
-kernels), or "failed" with the first error line of the entry that failed.
-Exit status 0 when every sample that is not another kernel ran.
+verified), "refused" (the runner named why before running), or "failed" with
+the first error line of the entry that failed.  Exit status 0 when no sample
+failed.
 """
 import argparse
 import json
@@ -97,6 +98,17 @@ def shrink(doc, particles, work, build):
             cfg["map"] = str(mp)
             if "r" in cfg:
                 cfg["r"] = "2"
+        elif b.get("benchmark") == "amrex":
+            if int(cfg.get("ncells", 0)) > 16:
+                notes.append(f"amrex: ncells {cfg['ncells']} -> 16")
+                cfg["ncells"] = "16"
+            if int(cfg.get("sleeptime", 0)) > 0:
+                notes.append(f"amrex: sleeptime {cfg['sleeptime']} -> 0")
+                cfg["sleeptime"] = "0"
+        elif b.get("benchmark") == "macsio":
+            notes.append(f"macsio: part_size {cfg.get('part_size', '80000')} -> 64K, num_dumps -> 2")
+            cfg["part_size"] = "64K"
+            cfg["num_dumps"] = "2"
         elif b.get("benchmark") == "openpmd":
             f = shrink_openpmd(cfg)
             if f > 1:
@@ -168,7 +180,7 @@ def main():
         secs = time.time() - t0
         index = d / "res" / "index.json"
         statuses = [x["status"] for x in json.loads(index.read_text())["runs"]] if index.is_file() else []
-        if not statuses and r.returncode == 2 and any(n in h5bench_form.OTHER_KERNELS for n in names):
+        if not statuses and r.returncode == 2:
             status, why = "refused", first_error(r.stderr)
             refused += 1
         elif r.returncode == 0 and statuses and all(x == "ok" for x in statuses):
@@ -185,7 +197,7 @@ def main():
             failed += 1
         rows.append([s.name, ",".join(map(str, names)), f"{len(statuses)}", status, f"{secs:.1f}", why])
     print(render(["sample", "benchmarks", "runs", "status", "s", "notes / first error"], rows))
-    print(f"\n{len(samples)} samples: {ran} ran, {refused} refused (other kernels), {failed} failed")
+    print(f"\n{len(samples)} samples: {ran} ran and verified, {refused} refused before running, {failed} failed")
     return 0 if failed == 0 else 1
 
 

@@ -36,7 +36,11 @@ grid as --dim ... --grid) and `openpmd_read` ("operation": "read": pattern),
 with h5bench's fileLocation (DIRECTORY) and file name 8a_parallel_<dim>D<b|u>.h5;
 a read takes the configuration of the openpmd write before it (h5bench's
 reader opens a fixed 8a_parallel_3Db name; here the file that write wrote).
-h5bench's other kernels (AMReX, MACSio) are refused by name.
+`amrex` runs `iokernels amrex` with each configuration key as its option
+(`--ncells 64`; the kernel reads them as h5bench_amrex's input keys) and its
+files in {outdir}/FILE.  `macsio` runs `iokernels macsio` with each key as
+--KEY and its value's words, --interface hdf5 and --filebase {outdir}/FILE
+without .h5, as h5bench's driver builds MACSio's command line.
 The results are then collected, reported, compared and plotted like any suite's.
 Lustre striping becomes the MPI-IO hints striping_unit/striping_factor (set
 at file creation); a VOL connector becomes HDF5_VOL_CONNECTOR/HDF5_PLUGIN_PATH.
@@ -63,13 +67,10 @@ BENCHMARKS: dict[str, tuple[str, dict[str, str]]] = {
     "e3sm": ("e3sm", {}),
     "metadata": ("metadata", {}),
     "exerciser": ("exerciser", {}),
+    "amrex": ("amrex", {}),
+    "macsio": ("macsio", {}),
 }
 KERNELS = {name: kernel for name, (kernel, _) in BENCHMARKS.items()}
-# h5bench's other kernels: other applications, not part of iokernels.
-OTHER_KERNELS = {
-    "amrex": "the AMReX block-structured AMR I/O kernel (h5bench_amrex)",
-    "macsio": "the MACSio multi-purpose I/O proxy (h5bench_macsio)",
-}
 # h5bench_exerciser's flags that its driver passes bare when the value is "true".
 EXERCISER_FLAGS = {"keepfile", "usechunked", "indepio", "addattr", "derivedtype", "metacoll"}
 # h5bench's default standard deviation (bench_params_init: stdev_dim_1 = 1).
@@ -164,12 +165,6 @@ def to_suite(doc: Any, path: StrPath) -> tuple[Doc, list[Path]]:
         if not isinstance(entry, dict):
             raise UsageError(f"{w} is not an object")
         name = entry.get("benchmark")
-        if name in OTHER_KERNELS:
-            raise UsageError(f"{w}: benchmark {name!r} is {OTHER_KERNELS[name]}, another application's kernel "
-                             "that iokernels does not have",
-                             "iokernels runs h5bench's write/read family and openpmd (" +
-                             ", ".join(sorted(BENCHMARKS)) +
-                             "); run this entry with h5bench itself, or remove it")
         if name == "openpmd":
             kernel, args = _openpmd_args(entry, directory, openpmd_write, w, notes)
             cases.append({"name": f"{no:02d}-openpmd-{kernel.split('_')[1]}", "kernel": kernel, "ranks": ranks,
@@ -192,6 +187,10 @@ def to_suite(doc: Any, path: StrPath) -> tuple[Doc, list[Path]]:
             args = _metadata_args(config, directory, file, w, notes)
         elif kernel == "exerciser":
             args = _exerciser_args(config, w)
+        elif kernel == "amrex":
+            args = _amrex_args(config, file, w, notes)
+        elif kernel == "macsio":
+            args = _macsio_args(config, file, w)
         else:
             args = _pattern_args(name, config, implied, directory, file, unlimited_files, w, notes)
         cases.append({"name": f"{no:02d}-{name}-{Path(file).stem}", "kernel": kernel, "ranks": ranks,
@@ -339,6 +338,43 @@ def _metadata_args(config: Doc, directory: Path, file: str, w: str, notes: list[
             text = text if Path(text).is_absolute() else "{outdir}/" + text
         args += ["--" + key, text]
     return args + ["--hdf5-file", _in_directory(directory, file)]
+
+
+def _amrex_args(config: Doc, file: str, w: str, notes: list[str]) -> list[str]:
+    """h5bench's amrex entry: its driver writes each key as `key = value` into
+    amrex.ini (mode included) and makes DIRECTORY/<id>/FILE; here each key is
+    the kernel's option of the same name (it checks them as the input file's
+    keys) and the plot files go to {outdir}/FILE."""
+    args: list[str] = []
+    for key, value in config.items():
+        if not isinstance(key, str) or not re.fullmatch(r"[a-z_0-9]+", key) or isinstance(value, (dict, list)):
+            raise UsageError(f"{w}: amrex configuration key {key!r} = {value!r} is not an h5bench_amrex input key",
+                             'keys are lower case, e.g. "ncells": "64"')
+        if key == "directory":
+            notes.append(f"{w}: amrex 'directory' is replaced by the entry's file in the run's directory.")
+            continue
+        if key == "mode" and str(value).strip().upper() in ("ASYNC", "LOG"):
+            notes.append(f"{w} (amrex) asks for mode={value}; it runs synchronously: iokernels has no HDF5 "
+                         "asynchronous VOL connector.")
+        args += ["--" + key, str(value)]
+    return args + ["--directory", "{outdir}/" + file]
+
+
+def _macsio_args(config: Doc, file: str, w: str) -> list[str]:
+    """h5bench's macsio entry as its driver builds the command: each key with a
+    value is --KEY followed by its value's words ("MIF 8" -> MIF 8), then
+    --interface hdf5, --filebase <run directory>/FILE without .h5 and the log
+    and timings files in the run's directory."""
+    args: list[str] = []
+    for key, value in config.items():
+        if not isinstance(key, str) or not re.fullmatch(r"[a-z_]+", key) or isinstance(value, (dict, list)):
+            raise UsageError(f"{w}: macsio configuration key {key!r} = {value!r} is not a MACSio option",
+                             'keys are the options without dashes, e.g. "part_size": "1M"')
+        if key in ("filebase", "interface") or not str(value):
+            continue
+        args += ["--" + key, *str(value).split()]
+    return args + ["--interface", "hdf5", "--filebase", "{outdir}/" + file.replace(".h5", ""),
+                   "--log_file_name", "{outdir}/macsio.log", "--timings_file_name", "{outdir}/timings.log"]
 
 
 def _exerciser_args(config: Doc, w: str) -> list[str]:

@@ -275,6 +275,8 @@ Handle Hdf5Base::make_fapl(MPI_Comm comm) const {
     check(H5Pset_coll_metadata_write(fapl, coll_md), "H5Pset_coll_metadata_write");
     if (spec_.align_bytes > 0)
         check(H5Pset_alignment(fapl, spec_.align_threshold, spec_.align_bytes), "H5Pset_alignment");
+    if (spec_.meta_block_bytes > 0)
+        check(H5Pset_meta_block_size(fapl, spec_.meta_block_bytes), "H5Pset_meta_block_size");
     if (subfiling_) {
 #ifdef H5_HAVE_SUBFILING_VFD
         check(H5Pset_fapl_subfiling(fapl, nullptr), "H5Pset_fapl_subfiling");
@@ -354,6 +356,25 @@ void write_attr(hid_t obj, const Attr& a, const std::string& what) {
         Handle attr(check(H5Acreate2(obj, a.name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT), "creating " + w),
                     H5Aclose);
         check(H5Awrite(attr, type, buf.data()), "writing " + w);
+        return;
+    }
+    if (!a.fields.empty()) {
+        // One compound value, a member of a.type per field (AMReX's prob_domain).
+        if (a.fields.size() != a.values.size())
+            throw Error("HDF5: " + w + " names " + std::to_string(a.fields.size()) + " fields for " +
+                        std::to_string(a.values.size()) + " values");
+        Handle member = file_type(a.type);
+        const std::size_t size = H5Tget_size(member);
+        Handle type(check(H5Tcreate(H5T_COMPOUND, size * a.fields.size()), "H5Tcreate " + w), H5Tclose);
+        Handle mem(check(H5Tcreate(H5T_COMPOUND, sizeof(double) * a.fields.size()), "H5Tcreate " + w), H5Tclose);
+        for (std::size_t i = 0; i < a.fields.size(); ++i) {
+            check(H5Tinsert(type, a.fields[i].c_str(), i * size, member), "H5Tinsert " + w);
+            check(H5Tinsert(mem, a.fields[i].c_str(), i * sizeof(double), H5T_NATIVE_DOUBLE), "H5Tinsert " + w);
+        }
+        Handle space(check(H5Screate(H5S_SCALAR), "H5Screate " + w), H5Sclose);
+        Handle attr(check(H5Acreate2(obj, a.name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT), "creating " + w),
+                    H5Aclose);
+        check(H5Awrite(attr, mem, a.values.data()), "writing " + w);
         return;
     }
     if (a.scalar && a.values.size() != 1)

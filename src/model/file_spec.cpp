@@ -32,6 +32,12 @@ Attr Attr::Texts(std::string name, std::vector<std::string> texts) {
     return a;
 }
 
+Attr Attr::Struct(std::string name, DType type, std::vector<std::string> fields, std::vector<double> values) {
+    Attr a = Number(std::move(name), type, std::move(values));
+    a.fields = std::move(fields);
+    return a;
+}
+
 bool VarSpec::is_record(const FileSpec& f) const {
     int r = f.record_dim();
     return r >= 0 && !dims.empty() && dims.front() == r;
@@ -90,6 +96,7 @@ FileSpec FileSpec::layout() const {
     f.expected_records = expected_records;
     f.align_threshold = align_threshold;
     f.align_bytes = align_bytes;
+    f.meta_block_bytes = meta_block_bytes;
     f.named_dims = named_dims;
     return f;
 }

@@ -35,11 +35,17 @@ struct Attr {
     // Integer types stored unsigned where the library has unsigned types
     // (HDF5, ADIOS2): openPMD's openPMDextension is a uint32.
     bool is_unsigned = false;
+    // Non-empty: one compound (struct) value whose members, all of `type`,
+    // are named here, one per value (AMReX's prob_domain {lo_i, ..., hi_k}).
+    // HDF5 stores it as a scalar of a compound type; libraries without
+    // compound attributes store the values as an array.
+    std::vector<std::string> fields;
 
     static Attr Text(std::string name, std::string text);
     static Attr Number(std::string name, DType type, std::vector<double> values);
     static Attr Scalar(std::string name, DType type, double value);       // scalar = true
     static Attr Texts(std::string name, std::vector<std::string> texts);  // an array of strings
+    static Attr Struct(std::string name, DType type, std::vector<std::string> fields, std::vector<double> values);
 };
 
 // A group of a hierarchical file and its attributes.  `path` is absolute,
@@ -127,6 +133,9 @@ struct FileSpec {
     // File-space alignment hint (HDF5 H5Pset_alignment): objects of at least
     // `align_threshold` bytes start at multiples of `align_bytes`; 0 = none.
     std::uint64_t align_threshold = 0, align_bytes = 0;
+    // File-space metadata block size hint (HDF5 H5Pset_meta_block_size:
+    // AMReX's 4 MiB); 0 = the library's default.  Others ignore it.
+    std::uint64_t meta_block_bytes = 0;
     // The dimensions' names and lengths belong in the file (netCDF's data
     // model).  False where the application's files name none (h5bench's
     // particle files): a library without dimension objects (HDF5) then

@@ -23,6 +23,11 @@ Each combination writes, reads back and verifies every element:
              reads what it read, and the file is read back (--calls plan)
   openpmd_write  2 iterations of a 3-D mesh and particles, unbalanced, --verify
   openpmd_read   the openpmd_write cell's file read back with the slice pattern sy
+  amrex      h5bench_amrex's input: an 8^3 domain in 8 boxes of 4^3 over the 4 ranks, 2 components,
+             one plot file and one particle file (1 particle per cell); both read back, verified
+  macsio_mif MACSio --parallel_file_mode MIF 2: 2 dumps of a 4000-byte part per rank, 4 variables, a file
+             per pair of ranks (groups domain_<n>: libraries without groups refuse, exit 2); read back
+  macsio_sif the same as SIF 1: one shared file per dump, a dataset per variable; read back
 
 A combination the library or strategy cannot express must exit 2 with one
 "error:" line naming why; it is recorded as "not expressible" with that
@@ -57,10 +62,10 @@ from gen_inputs import TRACE_BLOCK, TRACE_BLOCKS, TRACE_HEADER, e3sm_map, gcrm_i
 NRANKS = 4
 TIMEOUT = 300
 KERNELS = ["e3sm", "s3d", "gcrm", "vpic", "bdcats", "noncontig", "replay", "metadata", "exerciser", "openpmd_write",
-           "openpmd_read"]
+           "openpmd_read", "amrex", "macsio_mif", "macsio_sif"]
 # Kernels whose file layout only some stacks can hold (groups with attributes,
 # the library's own objects): expected to run exactly there.
-LAYOUT_KERNELS = {"openpmd_write", "openpmd_read"}
+LAYOUT_KERNELS = {"openpmd_write", "openpmd_read", "amrex"}
 MATRIX_MD = BUILD_DIR / "matrix.md"
 
 
@@ -289,6 +294,26 @@ def run_openpmd_read(d, inputs, backend, strategy):
     run_stack(d, "openpmd_read", backend, strategy, *OPENPMD_CONF, "--pattern", "sy", "-i", path)
 
 
+def run_amrex(d, inputs, backend, strategy):
+    ini = d / "amrex.ini"
+    ini.write_text("ncells = 8\nmax_grid_size = 4\nnlevs = 1\nncomp = 2\nnppc = 1\nnplotfile = 1\n"
+                   f"nparticlefile = 1\nrestart_check = 1\ndirectory = {d / 'amrex'}\n")
+    run_stack(d, "amrex", backend, strategy, ini)
+
+
+MACSIO_CONF = ["--part_size", "4000", "--vars_per_part", "4", "--num_dumps", "2"]
+
+
+def run_macsio_mif(d, inputs, backend, strategy):
+    run_stack(d, "macsio", backend, strategy, *MACSIO_CONF, "--parallel_file_mode", "MIF", "2",
+              "--filebase", d / "mif")
+
+
+def run_macsio_sif(d, inputs, backend, strategy):
+    run_stack(d, "macsio", backend, strategy, *MACSIO_CONF, "--parallel_file_mode", "SIF", "1",
+              "--filebase", d / "sif")
+
+
 RUNNERS = {
     "e3sm": run_e3sm,
     "s3d": run_s3d,
@@ -301,6 +326,9 @@ RUNNERS = {
     "exerciser": run_exerciser,
     "openpmd_write": run_openpmd_write,
     "openpmd_read": run_openpmd_read,
+    "amrex": run_amrex,
+    "macsio_mif": run_macsio_mif,
+    "macsio_sif": run_macsio_sif,
 }
 
 
@@ -456,7 +484,8 @@ def test_matrix_summary():
     MATRIX_MD.write_text("\n".join(lines))
     layout = {c: v for c, v in ran.items() if c[0] in LAYOUT_KERNELS}
     wrong = [c for c, v in layout.items() if (v[0] == "ok") != ((c[1], c[2]) in HOLDS_LAYOUT)]
-    assert not wrong, f"openPMD kernels ran where the layout cannot be held, or were refused where it can: {wrong}"
+    assert not wrong, (f"layout kernels (openPMD, AMReX) ran where the layout cannot be held, "
+                       f"or were refused where it can: {wrong}")
     general = [v for c, v in ran.items() if c[0] not in LAYOUT_KERNELS]
     ok = sum(1 for v in general if v[0] == "ok")
     assert ok >= 0.8 * len(general), f"only {ok} of {len(general)} combinations verified: {counts}"

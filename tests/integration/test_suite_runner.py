@@ -689,7 +689,6 @@ def test_h5bench_json_converts_to_cases(tmp_path):
 
 
 @pytest.mark.parametrize("change,fragment", [
-    ({"benchmarks": [{"benchmark": "amrex", "file": "a.h5"}]}, "benchmark 'amrex' is the AMReX"),
     ({"benchmarks": [{"benchmark": "wibble", "file": "a.h5"}]}, "benchmark 'wibble' has no iokernels counterpart"),
     ({"benchmarks": []}, "'benchmarks' must be a non-empty list"),
     ({"mpi": {"command": "mpirun", "ranks": "many"}}, "'mpi.ranks' must be a number of ranks"),
