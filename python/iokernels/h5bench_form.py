@@ -321,15 +321,23 @@ def _e3sm_args(config: Doc, directory: Path, file: str, w: str, notes: list[str]
     return args
 
 
+def _option_items(config: Doc, pattern: str, w: str, what: str, example: str) -> list[tuple[str, object]]:
+    """The entry's (key, value) pairs, each key a kernel option's name: a key
+    not matching `pattern` or a nested value is `what` it cannot be."""
+    for key, value in config.items():
+        if not isinstance(key, str) or not re.fullmatch(pattern, key) or isinstance(value, (dict, list)):
+            raise UsageError(f"{w}: {what.format(key=repr(key), value=repr(value))}", example)
+    return list(config.items())
+
+
 def _metadata_args(config: Doc, directory: Path, file: str, w: str, notes: list[str]) -> list[str]:
     """h5bench's metadata entry: its driver writes each key into hdf5_iotest.ini, then
     hdf5-file = DIRECTORY/FILE and csv-file in the run's directory; here each key is the
     kernel's option of the same name (it checks them as .ini keys)."""
     args: list[str] = []
-    for key, value in config.items():
-        if not isinstance(key, str) or not re.fullmatch(r"[a-z0-9-]+", key) or isinstance(value, (dict, list)):
-            raise UsageError(f"{w}: metadata configuration key {key!r} = {value!r} is not an hdf5_iotest .ini key",
-                             'keys are lower case with dashes, e.g. "process-rows": "2"')
+    for key, value in _option_items(config, r"[a-z0-9-]+", w,
+                                    "metadata configuration key {key} = {value} is not an hdf5_iotest .ini key",
+                                    'keys are lower case with dashes, e.g. "process-rows": "2"'):
         if key == "hdf5-file":
             notes.append(f"{w}: metadata 'hdf5-file' is replaced by the entry's file, as h5bench's driver does.")
             continue
@@ -346,10 +354,9 @@ def _amrex_args(config: Doc, file: str, w: str, notes: list[str]) -> list[str]:
     the kernel's option of the same name (it checks them as the input file's
     keys) and the plot files go to {outdir}/FILE."""
     args: list[str] = []
-    for key, value in config.items():
-        if not isinstance(key, str) or not re.fullmatch(r"[a-z_0-9]+", key) or isinstance(value, (dict, list)):
-            raise UsageError(f"{w}: amrex configuration key {key!r} = {value!r} is not an h5bench_amrex input key",
-                             'keys are lower case, e.g. "ncells": "64"')
+    for key, value in _option_items(config, r"[a-z_0-9]+", w,
+                                    "amrex configuration key {key} = {value} is not an h5bench_amrex input key",
+                                    'keys are lower case, e.g. "ncells": "64"'):
         if key == "directory":
             notes.append(f"{w}: amrex 'directory' is replaced by the entry's file in the run's directory.")
             continue
@@ -366,10 +373,9 @@ def _macsio_args(config: Doc, file: str, w: str) -> list[str]:
     --interface hdf5, --filebase <run directory>/FILE without .h5 and the log
     and timings files in the run's directory."""
     args: list[str] = []
-    for key, value in config.items():
-        if not isinstance(key, str) or not re.fullmatch(r"[a-z_]+", key) or isinstance(value, (dict, list)):
-            raise UsageError(f"{w}: macsio configuration key {key!r} = {value!r} is not a MACSio option",
-                             'keys are the options without dashes, e.g. "part_size": "1M"')
+    for key, value in _option_items(config, r"[a-z_]+", w,
+                                    "macsio configuration key {key} = {value} is not a MACSio option",
+                                    'keys are the options without dashes, e.g. "part_size": "1M"'):
         if key in ("filebase", "interface") or not str(value):
             continue
         args += ["--" + key, *str(value).split()]

@@ -206,3 +206,21 @@ def test_every_h5bench_benchmark_runs_a_kernel(tmp_path, name, entry, kernel):
     path.write_text(json.dumps(h5bench_doc({"benchmark": name, **entry})))
     s = suite.load(path)
     assert [r.kernel for r in s.runs] == [kernel]
+
+
+# A key the benchmark's own input cannot hold is refused naming the entry, the
+# key and what keys look like (h5bench_form._option_items).
+BAD_KEYS = [
+    ("metadata", {"Steps": "2"}, "'Steps' = '2' is not an hdf5_iotest .ini key", "lower case with dashes"),
+    ("amrex", {"ncells": {"x": 1}}, "'ncells' = {'x': 1} is not an h5bench_amrex input key", '"ncells": "64"'),
+    ("macsio", {"part-size": "1M"}, "'part-size' = '1M' is not a MACSio option", "options without dashes"),
+]
+
+
+@pytest.mark.parametrize("name,config,what,hint", BAD_KEYS, ids=[b[0] for b in BAD_KEYS])
+def test_entry_key_the_benchmark_cannot_take_is_refused(name, config, what, hint):
+    from iokernels import h5bench_form
+    from iokernels.errors import UsageError
+    with pytest.raises(UsageError) as e:
+        h5bench_form.to_suite(h5bench_doc({"benchmark": name, "file": "f.h5", "configuration": config}), "x.json")
+    assert what in str(e.value) and hint in (e.value.hint or ""), (str(e.value), e.value.hint)
