@@ -196,6 +196,25 @@ def test_ranks_and_scale_refused_for_a_trace(tmp_path):
     assert_all_ranks_fail(p, "--ranks and --scale apply to a Darshan log")
 
 
+def test_converter_interpreter_is_chosen_at_every_configure(tmp_path):
+    """The demo configures before the test set-up makes the virtual
+    environment with PyDarshan: a reconfigure must take it up, not keep the
+    interpreter of the first configure in the cache."""
+    venv = Path("/opt/iokernels-venv/bin/python")
+    if not venv.exists():
+        pytest.fail(f"{venv} is missing: scripts/setup.sh makes it", pytrace=False)
+    b = tmp_path / "b"
+
+    def configure(*defs):
+        p = subprocess.run(["cmake", "-S", SOURCE_DIR, "-B", b, "-DIOK_BUILD_TESTS=OFF", *defs],
+                           capture_output=True, text=True, timeout=300)
+        assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+        return (b / "src" / "iokernels-darshan").read_text().splitlines()[0]
+    assert configure("-DIOK_DARSHAN_INTERPRETER=/usr/bin/python3") == "#!/usr/bin/python3"
+    assert configure("-DIOK_DARSHAN_INTERPRETER=") == f"#!{venv}"
+    assert configure() == f"#!{venv}"
+
+
 # --- the real logs of ../shared ---------------------------------------------
 
 REPLAYABLE = ["mpi-io-test-x86_64-3.1.6", "mpi-io-test-ppc64-3.1.6", "mpi-io-test-x86_64-3.2.1",
