@@ -5,6 +5,9 @@ beside the plan's, and what they say (docs/darshan.md).
     iokernels-darshan table LOG [--ranks N] [--scale F] [--json]
     iokernels-darshan diagnose LOG [--json]
     iokernels-darshan advise LOG [--ranks N] [--scale F] [--repeats R] [--json] [-o FILE]
+    iokernels-darshan records LOG [-o FILE]          the log's records as JSON (logjson.py)
+    iokernels-darshan write JSON -o LOG              a Darshan log of records in that JSON, written
+                                                     by libdarshan-util (test data; jobs of any size)
 
 (advise is the shared `python3 -m iokernels advise` for the log's replay.)
 
@@ -25,7 +28,9 @@ from .build import Job, build_job
 from .compare import table, table_text
 from .diagnose import diagnose, diagnosis_text
 from .errors import LogError
+from .logjson import as_json, from_json
 from .logread import read_log
+from .logwrite import write_log
 from .scale import scale_job
 from .trace import trace_text
 
@@ -62,12 +67,35 @@ def _jsonable(o: Any) -> Any:
     return o
 
 
+def records_or_write(command: str, src: str, out: str) -> int:
+    try:
+        if command == "records":
+            text = json.dumps(as_json(read_log(src)), indent=1) + "\n"
+            if out == "-":
+                sys.stdout.write(text)
+            else:
+                Path(out).write_text(text)
+            return 0
+        if out == "-":
+            raise LogError("write needs -o LOG: where the Darshan log goes")
+        try:
+            doc = json.loads(Path(src).read_text())
+        except (OSError, ValueError) as e:
+            raise LogError(f"cannot read {src} as JSON: {e}") from None
+        write_log(from_json(doc, src), out)
+        return 0
+    except LogError as e:
+        print(f"iokernels-darshan: {e}", file=sys.stderr)
+        return 2
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="iokernels-darshan", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("command", choices=["trace", "table", "diagnose", "advise"], help="what to print (advise: "
-                    "runs the scaled workload through strategies, aggregators and hints, with repeats)")
-    ap.add_argument("log", help="a Darshan log (format 3.x)")
+    ap.add_argument("command", choices=["trace", "table", "diagnose", "advise", "records", "write"],
+                    help="what to print (advise: runs the scaled workload through strategies, aggregators and "
+                    "hints, with repeats; records: the log's records as JSON; write: a log from such JSON)")
+    ap.add_argument("log", help="a Darshan log (format 3.x); write: the JSON of its records")
     ap.add_argument("--ranks", type=int, default=0, help="replay ranks (default 0: the log's process count)")
     ap.add_argument("--scale", type=float, default=1.0, help="divide the accesses (and so the bytes) by F (default 1)")
     ap.add_argument("-o", "--out", default="-", help="where the trace goes (default -: standard output); advise: "
@@ -82,6 +110,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"iokernels-darshan: --ranks must be >= 0 and --scale >= 1 (got {a.ranks}, {a.scale:g})",
               file=sys.stderr)
         return 2
+    if a.command in ("records", "write"):
+        return records_or_write(a.command, a.log, a.out)
     try:
         job, rep = convert(a.log, a.ranks, a.scale)
     except LogError as e:

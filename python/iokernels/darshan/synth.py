@@ -148,6 +148,11 @@ def layout(groups: list[Group], base: int, f_consec: float, f_seq: float) -> tup
     nc = round(f_consec * n)
     ns = max(nc, round(f_seq * n))
     nb = n - ns                       # non-sequential: the last nb accesses
+    if base == 0 and nb == 1:
+        # A region at byte 0 (a file of its own, or rank 0's): the first
+        # access, at byte 0, is the one not sequential (Darshan compares it
+        # with byte 0), and every later one can be consecutive.
+        nb = 0
     sizes_flat_tail = 0
     need = nb
     for _, s, c in reversed(groups):
