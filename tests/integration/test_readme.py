@@ -296,6 +296,10 @@ CHECKS = {  # (document, the block's first line starts with) -> check
     ("darshan.md", "scripts/run.sh build/src/iokernels-darshan advise"):
         lambda clone: (check_covered_by("test_darshan.py", '"advise"', '"-o"')(clone),
                        check_covered_by("test_advise.py", '"advise"', '"html"', '"e3sm", "-a", "pnetcdf"')(clone)),
+    ("darshan.md", "build/src/iokernels-darshan records JOB.darshan"):
+        check_covered_by("test_darshan_written.py", 'convert("records"', 'convert("write"', "assert after == before"),
+    ("darshan.md", "scripts/run.sh /opt/iokernels-venv/bin/python bench/darshan_scale.py"):
+        check_covered_by("test_darshan_written.py", '"darshan_scale.py"', '"--nprocs"', '"--dxt-ops"'),
     ("hardening.md", "$ mpiexec -n 4 iokernels vpic"): check_size_refusal,
     ("install.md", "module load openmpi"): check_covered_by("test_install.py", "--install", "--prefix"),
     ("install.md", "module use"): check_covered_by("test_install.py", "module use", "load iokernels"),
