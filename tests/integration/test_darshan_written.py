@@ -149,5 +149,26 @@ def test_the_scale_bench_runs_small(tmp_path):
     assert "DXT, 4000 operations on 4 ranks" in p.stdout
 
 
+def test_the_logs_table_bench(tmp_path):
+    """bench/darshan_logs.py (the closing note's table of every log of a
+    directory) on two written logs: the counts it prints are the plan's."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    write(logs, flavours_job(4), "flavours.darshan")
+    (logs / "flavours.darshan.json").unlink()
+    (logs / "notes.darshan").write_text("not a log")
+    out = tmp_path / "rows.json"
+    p = subprocess.run([sys.executable, SOURCE_DIR / "bench" / "darshan_logs.py", logs, "--json", out,
+                        "--out", tmp_path], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    rows = {r["log"]: r for r in json.loads(out.read_text())}
+    f = rows["flavours.darshan"]
+    assert (f["nprocs"], f["files"], f["modes"]) == (4, 5, ["synthesized"])
+    assert f["ops"] == f["plan_ops"] == 4 * (2 + 1 + 1 + 1 + 2) + 4 * 4
+    assert f["bytes"] == f["plan_bytes"] == 4 * (2 * MiB + 65536 + 4096 + 100) + 2 * 4 * MiB + 4 * 4 * MiB
+    assert f["verified"] and f["scale"] == 1
+    assert "nor is it a Darshan log" in rows["notes.darshan"]["refused"]
+
+
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-q"]))
