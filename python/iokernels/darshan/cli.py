@@ -98,13 +98,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("log", help="a Darshan log (format 3.x); write: the JSON of its records")
     ap.add_argument("--ranks", type=int, default=0, help="replay ranks (default 0: the log's process count)")
     ap.add_argument("--scale", type=float, default=1.0, help="divide the accesses (and so the bytes) by F (default 1)")
-    ap.add_argument("-o", "--out", default="-", help="where the trace goes (default -: standard output); advise: "
-                    "also write the advice JSON there (for `python3 -m iokernels html`)")
+    ap.add_argument("-o", "--out", default="-", help="where the trace (records: the JSON) goes (default -: standard "
+                    "output); advise: also write the advice JSON there (for `python3 -m iokernels html`); write: "
+                    "the new log (required)")
     ap.add_argument("--json", action="store_true", help="table/diagnose/advise as JSON (default: text)")
-    ap.add_argument("--repeats", type=int, default=3, help="advise: runs of each configuration (alternating)")
+    ap.add_argument("--repeats", type=int, default=3,
+                    help="advise: runs of each configuration (default 3, alternating)")
     ap.add_argument("--iokernels", default=str(Path(sys.argv[0]).resolve().parent / "iokernels"),
                     help="advise: the iokernels program (default: beside this command)")
-    ap.add_argument("--striping", action="store_true", help="advise: also try Lustre striping hints")
+    ap.add_argument("--striping", action="store_true", help="advise: also try Lustre striping hints (default: only for a log with LUSTRE records)")
     a = ap.parse_args(argv)
     if a.ranks < 0 or a.scale < 1:
         print(f"iokernels-darshan: --ranks must be >= 0 and --scale >= 1 (got {a.ranks}, {a.scale:g})",
