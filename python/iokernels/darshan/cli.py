@@ -106,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="advise: runs of each configuration (default 3, alternating)")
     ap.add_argument("--iokernels", default=str(Path(sys.argv[0]).resolve().parent / "iokernels"),
                     help="advise: the iokernels program (default: beside this command)")
-    ap.add_argument("--striping", action="store_true", help="advise: also try Lustre striping hints (default: only for a log with LUSTRE records)")
+    ap.add_argument("--striping", action="store_true",
+                    help="advise: also try Lustre striping hints (default: only for a log with LUSTRE records)")
     a = ap.parse_args(argv)
     if a.ranks < 0 or a.scale < 1:
         print(f"iokernels-darshan: --ranks must be >= 0 and --scale >= 1 (got {a.ranks}, {a.scale:g})",
