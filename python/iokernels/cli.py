@@ -5,6 +5,7 @@ import argparse
 import datetime
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -222,7 +223,8 @@ def cmd_advise(a: argparse.Namespace) -> int:
     strategies = [s for s in a.strategies.split(",") if s]
     runner = advise.Runner(prog, a.ranks, suite.launcher_argv(a.launcher, [], "--launcher"),
                            {"OMPI_MCA_io": launch.layer_env(a.io_layer)} if a.io_layer else {}, a.timeout)
-    tried = advise.configs(a.ranks, a.striping, strategies, advise.given_strategy(argv))
+    api = advise.given_api(argv) or next(iter(re.findall(r"--api TEXT \[(\w+)\]", usage)), "")
+    tried = advise.configs(a.ranks, a.striping, strategies, advise.given_strategy(argv), api)
     doc = advise.advise(runner, argv, advise.Config("the run as given"), tried, a.repeats,
                         {"subject": f"iokernels {shlex.join(argv)}", "io_layer": a.io_layer or "OpenMPI's choice"},
                         log=None if a.quiet else lambda m: print(m, file=sys.stderr, flush=True))

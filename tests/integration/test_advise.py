@@ -32,7 +32,8 @@ def test_every_configuration_measured_and_verified(advice):
     doc = json.loads(out.read_text())
     assert doc["schema"] == "iokernels-advice/1" and doc["ranks"] == 2 and doc["repeats"] == 1
     by = {c["config"]: c for c in doc["configs"]}
-    assert list(by) == ["the run as given", "-x rearrange", "-x bogus", "collective, cb_nodes=1",
+    assert list(by) == ["the run as given", "-x rearrange", "-x bogus", "PnetCDF intra-node aggregation, 1 per node",
+                        "collective, cb_nodes=1",
                         "collective, cb_nodes=2", "collective, cb_buffer_size=64 MiB",
                         "independent calls, no collective buffering"]
     assert by["-x bogus"]["failed"] == "exit 1: iokernels e3sm: error: unknown strategy 'bogus'"
@@ -45,6 +46,8 @@ def test_every_configuration_measured_and_verified(advice):
     assert "--hint" in by["collective, cb_nodes=1"]["command"]
     assert "cb_nodes=1" in by["collective, cb_nodes=1"]["command"]
     assert "--independent" in by["independent calls, no collective buffering"]["command"]
+    ina = by["PnetCDF intra-node aggregation, 1 per node"]
+    assert ina["hints"] == {"nc_num_aggrs_per_node": "1"} and "nc_num_aggrs_per_node=1" in ina["command"]
     i = by["-x rearrange"]["command"].index("-x")
     assert by["-x rearrange"]["command"][i + 1] == "rearrange" and by["-x rearrange"]["command"].count("-x") == 1
     base = by["the run as given"]["median_s"]
@@ -97,7 +100,7 @@ def test_html_report_has_the_advice_section(advice):
     assert text.count('<img class="plot"') == 1 and "<script" not in text
     assert f"speed-up <b>{b['speedup']:.2f}x</b>" in text
     assert f'<td class="num faster">{b["speedup"]:.2f}x</td>' in text          # the best row highlighted
-    assert text.count("<td>yes</td>") == 6 and text.count('<td class="flag">FAILED</td>') == 1
+    assert text.count("<td>yes</td>") == 7 and text.count('<td class="flag">FAILED</td>') == 1
     png = d / "advice.png"
     console = screenshot(html, png, d)
     assert console == [], console
