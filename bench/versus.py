@@ -283,8 +283,8 @@ def arguments():
                    help="MPI-IO layer of every run (seed, iokernels, raw)")
     p.add_argument("--hint", action="append", default=[], metavar="KEY=VALUE",
                    help="an I/O hint given to every run alike (seed, iokernels, raw), repeatable: PnetCDF's own "
-                        "(nc_num_aggrs_per_node=1) and MPI-IO's (cb_nodes=2, romio_cb_write=disable), through the "
-                        "libraries' environment variables PNETCDF_HINTS and ROMIO_HINTS (a file in RESULTS)")
+                        "(nc_*, e.g. nc_num_aggrs_per_node=1) through PNETCDF_HINTS, MPI-IO's (cb_buffer_size=..., "
+                        "romio_cb_write=disable) through ROMIO_HINTS (a file in RESULTS)")
     p.add_argument("--build-dir", default=None, help="iokernels build (default $IOK_BUILD_DIR or <checkout>/build)")
     p.add_argument("--dir", metavar="DIR", help="where runs write, one fresh subdirectory per run, deleted after it "
                                                 "(default RESULTS/data)")
@@ -575,9 +575,11 @@ def default_map(build, results_dir, what="F", seed_name="map_f_case_16p.nc"):
 
 
 def hint_env(hints, where):
-    """The environment that gives every program of a run the same hints, whatever its library: PnetCDF reads
-    PNETCDF_HINTS ("k=v;k=v") at each create and open, ROMIO reads the file named by ROMIO_HINTS ("k v" lines)
-    at each MPI_File_open, so the seed tool and iokernels get them without a command-line option of their own."""
+    """The environment that gives every program of a run the same hints, whatever its library: PnetCDF's own
+    (nc_*) through PNETCDF_HINTS ("k=v;k=v"), read by PnetCDF at each create and open; MPI-IO's through the
+    file named by ROMIO_HINTS ("k v" lines), read by ROMIO at each MPI_File_open.  MPI-IO keys go to ROMIO's
+    file only: PnetCDF 1.14 given cb_buffer_size in PNETCDF_HINTS left ROMIO's default in effect, over
+    ROMIO_HINTS' value.  So the seed tool and iokernels get them without a command-line option of their own."""
     if not hints:
         return {}
     pairs = []
@@ -586,9 +588,16 @@ def hint_env(hints, where):
         if not eq or not k.strip() or not v.strip() or any(c in h for c in "; \t\n"):
             raise UsageError(f"--hint {h!r}: not KEY=VALUE", "give one hint per --hint, e.g. --hint cb_nodes=2")
         pairs.append((k.strip(), v.strip()))
-    romio = Path(where) / "romio_hints"
-    romio.write_text("".join(f"{k} {v}\n" for k, v in pairs))
-    return {"PNETCDF_HINTS": ";".join(f"{k}={v}" for k, v in pairs), "ROMIO_HINTS": str(romio)}
+    env = {}
+    pnetcdf = [f"{k}={v}" for k, v in pairs if k.startswith("nc_")]
+    if pnetcdf:
+        env["PNETCDF_HINTS"] = ";".join(pnetcdf)
+    mpiio = [(k, v) for k, v in pairs if not k.startswith("nc_")]
+    if mpiio:
+        romio = Path(where) / "romio_hints"
+        romio.write_text("".join(f"{k} {v}\n" for k, v in mpiio))
+        env["ROMIO_HINTS"] = str(romio)
+    return env
 
 
 def build_floor(where):

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from conftest import BUILD_DIR, IOKERNELS, SOURCE_DIR, tool
+from conftest import BUILD_DIR, IOKERNELS, SOURCE_DIR, mpirun, tool
 from iokernels import compare, launch, paths, results, suite, table
 from iokernels.errors import UsageError
 
@@ -722,3 +722,29 @@ def test_h5bench_json_runs_write_then_read_and_collects(tmp_path):
     assert (res / "out" / index["runs"][0]["id"] / "output.csv").is_file()  # CSV_FILE beside the run
     rep = cli("report", res)
     assert rep.returncode == 0 and rep.stdout.count("vpic") >= 1 and rep.stdout.count("bdcats") >= 1
+
+
+def test_versus_hints_reach_the_library_by_environment(tmp_path, small_g_map, monkeypatch):
+    """bench/versus.py --hint: the seed tool and iokernels get the same hints
+    through PNETCDF_HINTS and ROMIO_HINTS.  The environment it builds, given to
+    a real 2-rank PnetCDF run, is in effect there: PnetCDF's own hint and
+    ROMIO's both appear in the hints the file was written with; a hint that is
+    not KEY=VALUE is refused in one message."""
+    monkeypatch.syspath_prepend(str(SOURCE_DIR / "bench"))
+    import versus
+    env = versus.hint_env(["nc_num_aggrs_per_node=1", "cb_buffer_size=1048576"], tmp_path)
+    assert env["PNETCDF_HINTS"] == "nc_num_aggrs_per_node=1"                   # PnetCDF's own keys
+    assert (tmp_path / "romio_hints").read_text() == "cb_buffer_size 1048576\n"   # MPI-IO's, in ROMIO's file
+    assert env["ROMIO_HINTS"] == str(tmp_path / "romio_hints") and versus.hint_env([], tmp_path) == {}
+    for bad in ("cb_nodes", "=2", "cb_nodes=", "a=1;b=2", "k=v w"):
+        with pytest.raises(UsageError, match="not KEY=VALUE"):
+            versus.hint_env([bad], tmp_path)
+    out = tmp_path / "r.json"
+    mpirun(2, [IOKERNELS, "e3sm", "-a", "pnetcdf", "-o", tmp_path / "g.nc", small_g_map, "--json", out],
+           env={**env, "OMPI_MCA_io": "romio341"})
+    hints = json.loads(out.read_text())["manifest"]["mpiio_hints"]
+    assert hints["nc_num_aggrs_per_node"] == "1" and hints["cb_buffer_size"] == "1048576"
+    mpirun(2, [IOKERNELS, "e3sm", "-a", "pnetcdf", "-o", tmp_path / "g.nc", small_g_map, "--json", out],
+           env={"OMPI_MCA_io": "romio341"})
+    hints = json.loads(out.read_text())["manifest"]["mpiio_hints"]
+    assert hints["nc_num_aggrs_per_node"] == "0" and hints["cb_buffer_size"] != "1048576"
