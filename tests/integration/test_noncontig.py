@@ -85,6 +85,46 @@ def test_report_figures_from_the_decomposition(gen_d2, tmp_path):
     assert np.array_equal(np.fromfile(out, dtype="<f4"), expected_file(nvars, GEN_A))
 
 
+def test_own_map_processes_as_the_reference(gen_d2, tmp_path):
+    """--map-processes own: rank r writes map process r, as the reference
+    does on fewer ranks than the map has processes.  4 ranks of the
+    32-process map write processes 0-3's runs only, verified; every other
+    element of the file is a hole (zeros); the file ends at tile 1's last
+    written run."""
+    path, procs = gen_d2
+    nvars, ranks = 2, 4
+    out, js = tmp_path / "t", tmp_path / "r.json"
+    p = iok(ranks, "noncontig", "-n", nvars, "-k", "--map-processes", "own", "-o", out, path, "--json", js)
+    o = p.stdout
+    mine = procs[:ranks]
+    runs = [len(off) for off, _ in mine]
+    elems = sum(sum(ls) for _, ls in mine)
+    end = max(off[-1] + ls[-1] for off, ls in mine)
+    assert report_value(o, "Decomposition") == (f"mpi_io_test, {GEN_PROCS} processes, its first {ranks} of "
+                                                f"{GEN_PROCS} processes, array_size 6,000, {sum(runs):,} runs")
+    assert report_value(o, "Map processes per rank") == "1"
+    assert report_value(o, "Total write amount").endswith(f"({nvars * elems * 4:,} bytes)")
+    assert report_value(o, "Max no. noncontig requests per var") == str(max(runs))
+    assert report_value(o, "Max / min requests per var per rank") == f"{max(runs)} / {min(runs)}"
+    size = ((2 * nvars - 1) * GEN_A + end) * 4
+    assert report_value(o, "File size") == f"{size:,} bytes (expected: to the end of tile 1's last written run = {size:,})"
+    assert report_value(o, "Verification") == PASSED
+    doc = load_json(js)
+    assert doc["params"]["map_process_assignment"] == "own" and doc["params"]["map_processes"] == ranks
+    assert doc["summary"]["write_bytes"] == nvars * elems * 4 and out.stat().st_size == size
+    want = expected_file(nvars, GEN_A)
+    written = np.zeros(GEN_A, dtype=bool)
+    for off, ls in mine:
+        for a, n in zip(off, ls, strict=True):
+            written[a:a + n] = True
+    want = np.where(np.tile(written, 2 * nvars), want, 0)[:size // 4]
+    assert np.array_equal(np.fromfile(out, dtype="<f4"), want)
+    one = iok(ranks, "noncontig", "-n", nvars, "--map-processes", "blocks", "-o", tmp_path / "b", path)
+    assert report_value(one.stdout, "Map processes per rank") == str(GEN_PROCS // ranks)
+    assert_all_ranks_fail(iok(ranks, "noncontig", "--map-processes", "mine", "-o", tmp_path / "c", path,
+                              check=False), "--map-processes")
+
+
 @pytest.mark.parametrize("layer", ["romio", "ompio"])
 @pytest.mark.parametrize("ranks", [4, 16])
 def test_tiles_verified(gen_d2, tmp_path, ranks, layer):

@@ -102,6 +102,24 @@ std::uint64_t Decomposition::covered_elements() const {
     return n;
 }
 
+std::int64_t Decomposition::covered_end() const {
+    std::int64_t end = 0;
+    for (std::size_t i = 0; i < offsets.size(); ++i) end = std::max(end, offsets[i] + lengths[i]);
+    return end;
+}
+
+Decomposition first_processes(Decomposition d, int n) {
+    if (n >= d.nprocs) return d;
+    std::size_t runs = 0;
+    for (int p = 0; p < n; ++p) runs += static_cast<std::size_t>(d.nreqs[static_cast<std::size_t>(p)]);
+    d.format += ", its first " + std::to_string(n) + " of " + std::to_string(d.nprocs) + " processes";
+    d.nprocs = n;
+    d.nreqs.resize(static_cast<std::size_t>(n));
+    d.offsets.resize(runs);
+    d.lengths.resize(runs);
+    return d;
+}
+
 std::vector<Run> Decomposition::runs_of(int first, int count) const {
     std::uint64_t begin = 0;
     for (int p = 0; p < first; ++p) begin += static_cast<std::uint64_t>(nreqs[static_cast<std::size_t>(p)]);

@@ -28,6 +28,7 @@ struct Decomposition {
 
     std::uint64_t total_runs() const { return offsets.size(); }
     std::uint64_t covered_elements() const;
+    std::int64_t covered_end() const;  // the end of the last run of any process (0 without runs)
     // Runs of map processes [first, first + count), sorted by offset.
     std::vector<Run> runs_of(int first, int count) const;
 };
@@ -43,6 +44,11 @@ Decomposition read_decomposition_collective(const std::string& path, const std::
 // Checks runs: offsets in [0, array_size), lengths >= 1, sorted and
 // non-overlapping within each process.
 void validate(const Decomposition& d);
+
+// Only map processes [0, n) (all of them if the map has no more): the
+// reference's runs on n ranks, where rank r writes map process r and the
+// rest of the array stays unwritten.  The format names the cut.
+Decomposition first_processes(Decomposition d, int n);
 
 // The runs this rank writes: its block of map processes (E3SM's block
 // distribution), sorted by offset.

@@ -44,6 +44,12 @@ public:
         app.add_option("--gap", s_.gap, "floats between variables in the noncontiguous buffer")
             ->capture_default_str()
             ->check(CLI::NonNegativeNumber);
+        app.add_option("--map-processes", s_.map_processes,
+                       "map processes a rank writes: blocks (all of them, in consecutive blocks over the ranks: the "
+                       "whole array at any rank count) or own (rank r writes map process r, as the reference does: "
+                       "on fewer ranks than the map has processes the rest of the array stays unwritten)")
+            ->capture_default_str()
+            ->check(CLI::IsMember({"blocks", "own"}));
         app.add_flag("--verify-existing", s_.verify_existing,
                      "write nothing: read the existing output file (-o) back and verify both tiles")
             ->capture_default_str();
@@ -66,6 +72,7 @@ public:
         if (native_) native_defaults(d, s_.independent);
         d.outputs().require_readable(s_.input);
         dc_ = read_decomposition_collective(s_.input, s_.decomp, d.comm());
+        if (s_.map_processes == "own") dc_ = first_processes(std::move(dc_), d.size());
     }
     KernelPlan plan(Driver& d) override;
     void begin(Driver& d) override {

@@ -38,6 +38,7 @@ void report_native(Driver& d, const NativeSetup& s, const Decomposition& dc, con
                                     {"nvars", s.nvars},
                                     {"format", dc.format},
                                     {"map_processes", dc.nprocs},
+                                    {"map_process_assignment", s.map_processes},
                                     {"array_size", dc.array_size},
                                     {"gap_floats", s.gap},
                                     {"verify", s.verify}});

@@ -22,6 +22,7 @@ namespace iok::noncontig {
 // The kernel's command line (the reference's [-q] [-n nvars] [-o file] input_file and more).
 struct NativeSetup {
     std::string input, output = "testfile", decomp = "D1";
+    std::string map_processes = "blocks";  // or "own": rank r writes map process r, as the reference
     int nvars = 1, gap = 10;
     bool quiet = false, independent = false, verify = true;
     bool verify_existing = false;  // write nothing: read -o back and verify both tiles

@@ -24,7 +24,8 @@ struct Figures {
     bool pack_ok = true;                               // MPI_Pack matched on every rank
     std::string first;                                 // first failing rank's mismatch, "... on rank N"
     double amount = 0;                                 // bytes of one tile, all ranks
-    std::uint64_t expect_size = 0;                     // 2 x nvars x array_size x 4
+    std::uint64_t expect_size = 0;                     // 2 x nvars x array_size x 4 when the map covers the end
+    bool whole_array = true;                           // the last element of the array is written
     RunStats map_stats;                                // per map process of the decomposition
     double ratio() const { return contig_s > 0 ? noncontig_s / contig_s : 0.0; }
 };
