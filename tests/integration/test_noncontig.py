@@ -100,8 +100,8 @@ def test_own_map_processes_as_the_reference(gen_d2, tmp_path):
     runs = [len(off) for off, _ in mine]
     elems = sum(sum(ls) for _, ls in mine)
     end = max(off[-1] + ls[-1] for off, ls in mine)
-    assert report_value(o, "Decomposition") == (f"mpi_io_test, {GEN_PROCS} processes, its first {ranks} of "
-                                                f"{GEN_PROCS} processes, array_size 6,000, {sum(runs):,} runs")
+    assert report_value(o, "Decomposition") == (f"mpi_io_test, processes 0-{ranks - 1} of {GEN_PROCS} "
+                                                f"(--map-processes own), array_size 6,000, {sum(runs):,} runs")
     assert report_value(o, "Map processes per rank") == "1"
     assert report_value(o, "Total write amount").endswith(f"({nvars * elems * 4:,} bytes)")
     assert report_value(o, "Max no. noncontig requests per var") == str(max(runs))

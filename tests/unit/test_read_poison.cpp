@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "backends/backend.hpp"
+#include "double_backend.hpp"
 #include "runner/runner.hpp"
 #include "scratch_dir.hpp"
 
@@ -30,18 +31,6 @@ public:
     std::string library() const override { return "a library that reads nothing"; }
 };
 
-class NothingBackend final : public Backend {
-public:
-    std::string name() const override { return "nothing"; }
-    std::string extension() const override { return ".none"; }
-    std::unique_ptr<File> create(const std::string&, const FileSpec&, MPI_Comm) override {
-        return std::make_unique<NothingFile>();
-    }
-    std::unique_ptr<File> open(const std::string&, const FileSpec&, MPI_Comm, Access) override {
-        return std::make_unique<NothingFile>();
-    }
-};
-
 // One record variable of `type` and n elements per record, 2 records.
 FilePlan plan_of(DType type, std::uint64_t n) {
     FilePlan p;
@@ -57,7 +46,7 @@ FilePlan plan_of(DType type, std::uint64_t n) {
 }
 
 std::uint64_t mismatches_reading(const FilePlan& plan, bool write_first) {
-    NothingBackend be;
+    iok_test::DoubleBackend be("nothing", [] { return std::make_unique<NothingFile>(); });
     RunOptions ro;
     ro.progress = false;
     Runner runner(MPI_COMM_SELF, be, ro);

@@ -14,6 +14,7 @@
 
 #include "backends/backend.hpp"
 #include "backends/strategy.hpp"
+#include "double_backend.hpp"
 
 using namespace iok;
 
@@ -58,22 +59,6 @@ private:
     std::vector<Pending> pending_;
 };
 
-class WatchingBackend final : public Backend {
-public:
-    explicit WatchingBackend(Seen& seen) : seen_(seen) {}
-    std::string name() const override { return "watching"; }
-    std::string extension() const override { return ".none"; }
-    std::unique_ptr<File> create(const std::string&, const FileSpec&, MPI_Comm) override {
-        return std::make_unique<WatchingFile>(seen_);
-    }
-    std::unique_ptr<File> open(const std::string&, const FileSpec&, MPI_Comm, Access) override {
-        return std::make_unique<WatchingFile>(seen_);
-    }
-
-private:
-    Seen& seen_;
-};
-
 constexpr std::uint64_t kElements = 256;  // 2 KiB of doubles per variable
 constexpr int kVars = 3;
 
@@ -95,7 +80,9 @@ FileSpec spec_of_three() {
 Seen write_three(std::int64_t batch_bytes) {
     Seen seen;
     seen.values.resize(kVars);
-    auto be = make_rearrange_backend(std::make_unique<WatchingBackend>(seen), 1, batch_bytes);
+    auto be = make_rearrange_backend(
+        std::make_unique<iok_test::DoubleBackend>("watching", [&seen] { return std::make_unique<WatchingFile>(seen); }),
+        1, batch_bytes);
     const FileSpec spec = spec_of_three();
     auto f = be->create("unused.none", spec, MPI_COMM_SELF);
     f->define(spec);

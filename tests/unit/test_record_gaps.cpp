@@ -13,6 +13,7 @@
 #include <string>
 
 #include "backends/backend.hpp"
+#include "double_backend.hpp"
 #include "runner/runner.hpp"
 #include "scratch_dir.hpp"
 
@@ -40,18 +41,10 @@ private:
     Addresses& a_;
 };
 
-class AddressBackend final : public Backend {
-public:
-    Addresses addresses;
-    std::string name() const override { return "addresses"; }
-    std::string extension() const override { return ".none"; }
-    std::unique_ptr<File> create(const std::string&, const FileSpec&, MPI_Comm) override {
-        return std::make_unique<AddressFile>(addresses);
-    }
-    std::unique_ptr<File> open(const std::string&, const FileSpec&, MPI_Comm, Access) override {
-        return std::make_unique<AddressFile>(addresses);
-    }
-};
+// A backend of AddressFiles, all noting into `a`.
+iok_test::DoubleBackend address_backend(Addresses& a) {
+    return {"addresses", [&a] { return std::make_unique<AddressFile>(a); }};
+}
 
 constexpr std::uint64_t kFloats = 99;  // per variable and record: odd, so 8-byte alignment would leave a hole
 
@@ -75,7 +68,8 @@ FilePlan two_vars() {
 }  // namespace
 
 TEST(RecordGaps, SwitchingTheLayoutAfterOpenGivesGapsToThatRecordOnly) {
-    AddressBackend be;
+    Addresses addresses;
+    iok_test::DoubleBackend be = address_backend(addresses);
     RunOptions ro;
     ro.progress = false;
     ro.gap_bytes = 4096;
@@ -88,8 +82,7 @@ TEST(RecordGaps, SwitchingTheLayoutAfterOpenGivesGapsToThatRecordOnly) {
     FileOutcome out = w.close();
     if (out.hints != MPI_INFO_NULL) MPI_Info_free(&out.hints);
     auto distance = [&](std::int64_t rec) {
-        return static_cast<std::int64_t>(be.addresses.at({rec, 1})) -
-               static_cast<std::int64_t>(be.addresses.at({rec, 0}));
+        return static_cast<std::int64_t>(addresses.at({rec, 1})) - static_cast<std::int64_t>(addresses.at({rec, 0}));
     };
     const std::int64_t packed = static_cast<std::int64_t>(kFloats * sizeof(float));
     // Record 0: b right after a, not a byte between (floats are aligned
@@ -107,7 +100,8 @@ TEST(RecordGaps, SwitchingTheLayoutAfterOpenGivesGapsToThatRecordOnly) {
 // its own terms (noncontig: tile, variable, file byte): this library reads
 // nothing, so the first element of the first variable read is wrong.
 TEST(RecordGaps, FirstMismatchIsGivenAsNumbers) {
-    AddressBackend be;
+    Addresses addresses;
+    iok_test::DoubleBackend be = address_backend(addresses);
     RunOptions ro;
     ro.progress = false;
     const FilePlan plan = two_vars();

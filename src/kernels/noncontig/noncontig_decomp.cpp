@@ -108,11 +108,16 @@ std::int64_t Decomposition::covered_end() const {
     return end;
 }
 
+std::string Decomposition::processes_text() const {
+    if (map_nprocs <= nprocs) return std::to_string(nprocs) + " processes";
+    return "processes 0-" + std::to_string(nprocs - 1) + " of " + std::to_string(map_nprocs) + " (--map-processes own)";
+}
+
 Decomposition first_processes(Decomposition d, int n) {
     if (n >= d.nprocs) return d;
     std::size_t runs = 0;
     for (int p = 0; p < n; ++p) runs += static_cast<std::size_t>(d.nreqs[static_cast<std::size_t>(p)]);
-    d.format += ", its first " + std::to_string(n) + " of " + std::to_string(d.nprocs) + " processes";
+    d.map_nprocs = d.nprocs;
     d.nprocs = n;
     d.nreqs.resize(static_cast<std::size_t>(n));
     d.offsets.resize(runs);

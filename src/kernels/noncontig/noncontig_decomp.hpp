@@ -21,7 +21,8 @@ namespace iok::noncontig {
 struct Decomposition {
     std::string path;
     std::string format;                          // "mpi_io_test" or "e3sm map (D1)"
-    int nprocs = 0;                              // processes of the run that made it
+    int nprocs = 0;                              // processes of the run that made it (those used)
+    int map_nprocs = 0;                          // the map's, when only the first nprocs are used
     std::int64_t array_size = 0;                 // elements of one variable
     std::vector<std::int64_t> nreqs;             // runs per map process
     std::vector<std::int64_t> offsets, lengths;  // all runs, process after process
@@ -29,6 +30,8 @@ struct Decomposition {
     std::uint64_t total_runs() const { return offsets.size(); }
     std::uint64_t covered_elements() const;
     std::int64_t covered_end() const;  // the end of the last run of any process (0 without runs)
+    // "512 processes", or "processes 0-15 of 512 (--map-processes own)"
+    std::string processes_text() const;
     // Runs of map processes [first, first + count), sorted by offset.
     std::vector<Run> runs_of(int first, int count) const;
 };
@@ -47,7 +50,7 @@ void validate(const Decomposition& d);
 
 // Only map processes [0, n) (all of them if the map has no more): the
 // reference's runs on n ranks, where rank r writes map process r and the
-// rest of the array stays unwritten.  The format names the cut.
+// rest of the array stays unwritten.
 Decomposition first_processes(Decomposition d, int n);
 
 // The runs this rank writes: its block of map processes (E3SM's block

@@ -80,7 +80,7 @@ void print_report(const NativeSetup& s, const Decomposition& d, const Measured& 
     const double amount = f.amount;
     TextReport t;
     t.section("noncontig: MPI-IO write, contiguous vs noncontiguous buffer");
-    t.line("Decomposition", d.format + ", " + std::to_string(d.nprocs) + " processes, array_size " +
+    t.line("Decomposition", d.format + ", " + d.processes_text() + ", array_size " +
                                 with_commas(static_cast<std::uint64_t>(d.array_size)) + ", " +
                                 with_commas(d.total_runs()) + " runs");
     t.line("MPI-IO layer", r.layer);

@@ -47,7 +47,7 @@ void report_stack(Driver& d, const StackSetup& s, const Decomposition& dc, const
         TextReport tr;
         tr.section("noncontig: contiguous vs noncontiguous user buffer, through " + d.stack_label());
         tr.line("I/O stack", d.stack_label() + " / " + d.library_label());
-        tr.line("Decomposition", dc.format + ", " + std::to_string(dc.nprocs) + " processes, array_size " +
+        tr.line("Decomposition", dc.format + ", " + dc.processes_text() + ", array_size " +
                                      with_commas(static_cast<std::uint64_t>(dc.array_size)));
         tr.count("Total number of MPI processes", static_cast<std::uint64_t>(d.size()));
         tr.count("Total number of variables", static_cast<std::uint64_t>(s.nvars));
