@@ -96,22 +96,6 @@ def test_every_flavour_planned_exactly(tmp_path):
     assert ckpt["POSIX_WRITES"]["plan"] == 4
 
 
-def test_a_file_written_sequentially_past_byte_0_is_planned_so(tmp_path):
-    """4 of 4 writes sequential, 3 consecutive: the job's first write was past
-    byte 0 (a header skipped), so the plan's first write is too."""
-    job = flavours_job(2)
-    for rec in job["records"][1:]:
-        rec["c"]["POSIX_SEQ_WRITES"] = 4
-    log = write(tmp_path, job)
-    _, res = dry_run(log, tmp_path)
-    tab = res["params"]["darshan"]["table"]
-    assert_exact(tab)
-    ckpt = {x["counter"]: x for x in tab[1]["rows"]}
-    assert ckpt["POSIX_SEQ_WRITES %"]["log"] == ckpt["POSIX_SEQ_WRITES %"]["plan"] == 100.0
-    assert ckpt["POSIX_CONSEC_WRITES %"]["log"] == ckpt["POSIX_CONSEC_WRITES %"]["plan"] == 75.0
-    assert ckpt["POSIX_WRITES"]["plan"] == 4 and ckpt["POSIX_BYTES_WRITTEN"]["plan"] == 4 * MiB
-
-
 def test_a_written_job_replays_verified_at_4_ranks(tmp_path):
     log = write(tmp_path, flavours_job())
     out = tmp_path / "r.json"

@@ -153,10 +153,6 @@ def layout(groups: list[Group], base: int, f_consec: float, f_seq: float) -> tup
         # access, at byte 0, is the one not sequential (Darshan compares it
         # with byte 0), and every later one can be consecutive.
         nb = 0
-    # A region at byte 0 whose every access is sequential (the job skipped a
-    # header, say): a first access at byte 0 would not be (Darshan compares it
-    # with byte 0), so the forward part starts one access size in.
-    lead = groups[0][1] if base == 0 and nb == 0 and ns >= n else 0
     sizes_flat_tail = 0
     need = nb
     for _, s, c in reversed(groups):
@@ -165,7 +161,7 @@ def layout(groups: list[Group], base: int, f_consec: float, f_seq: float) -> tup
         t = min(need, c)
         sizes_flat_tail += t * s
         need -= t
-    top = base + lead + sizes_flat_tail      # back part [base, top), forward from top
+    top = base + sizes_flat_tail      # back part [base, top), forward from top
     # the first access starts the forward part (sequential when past byte 0:
     # Darshan's rule); the forward accesses after it are all sequential
     m = max(0, n - 1 - nb)
