@@ -67,30 +67,27 @@ def configs(ranks: int, striping: bool, strategies: Sequence[str] = (),
     return out
 
 
+def given_option(argv: Sequence[str], short: str, long: str, default: str) -> str:
+    """The value of an option given as `-x V`, `-xV`, `--long V` or `--long=V` (the last one wins), else default."""
+    v = default
+    for i, a in enumerate(argv):
+        if a in (short, long) and i + 1 < len(argv):
+            v = argv[i + 1]
+        elif a.startswith(long + "="):
+            v = a.split("=", 1)[1]
+        elif a.startswith(short) and len(a) > len(short) and not a.startswith("--"):
+            v = a[len(short):]
+    return v
+
+
 def given_strategy(argv: Sequence[str]) -> str:
     """The -x/--strategy of a command line (canonical when it has none)."""
-    s = "canonical"
-    for i, a in enumerate(argv):
-        if a in ("-x", "--strategy") and i + 1 < len(argv):
-            s = argv[i + 1]
-        elif a.startswith("--strategy="):
-            s = a.split("=", 1)[1]
-        elif a.startswith("-x") and len(a) > 2:
-            s = a[2:]
-    return s
+    return given_option(argv, "-x", "--strategy", "canonical")
 
 
 def given_api(argv: Sequence[str]) -> str:
     """The -a/--api of a command line ("" when it has none: the kernel's default)."""
-    api = ""
-    for i, a in enumerate(argv):
-        if a in ("-a", "--api") and i + 1 < len(argv):
-            api = argv[i + 1]
-        elif a.startswith("--api="):
-            api = a.split("=", 1)[1]
-        elif a.startswith("-a") and len(a) > 2:
-            api = a[2:]
-    return api
+    return given_option(argv, "-a", "--api", "")
 
 
 def command_for(argv: Sequence[str], c: Config) -> list[str]:
