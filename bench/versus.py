@@ -304,6 +304,10 @@ def arguments():
                    help="an I/O hint given to every run alike (seed, iokernels, raw), repeatable: PnetCDF's own "
                         "(nc_*, e.g. nc_num_aggrs_per_node=1) through PNETCDF_HINTS, MPI-IO's (cb_buffer_size=..., "
                         "romio_cb_write=disable) through ROMIO_HINTS (a file in RESULTS)")
+    p.add_argument("--open-hints", choices=("reapply", "as-mpi"), default="reapply",
+                   help="reapply: every run (the seed tool by LD_PRELOAD) opens files through libiok_open_hints.so, "
+                        "which gives the hints a program asked for again after MPI_File_open where the MPI library "
+                        "dropped them (Open MPI 5.0's ROMIO drops all); as-mpi: none does (IOK_OPEN_HINTS=as-mpi)")
     p.add_argument("--build-dir", default=None, help="iokernels build (default $IOK_BUILD_DIR or <checkout>/build)")
     p.add_argument("--dir", metavar="DIR", help="where runs write, one fresh subdirectory per run, deleted after it "
                                                 "(default RESULTS/data)")
@@ -320,6 +324,7 @@ class Versus:
         self.count = 0
         self.layer_env = {"OMPI_MCA_io": launch.layer_env(a.io_layer)} if a.io_layer else {}
         self.layer_env.update(hint_env(a.hint, b.results_dir))
+        self.layer_env.update(open_hints_env(a.open_hints, b.build))
         self.iok = str(paths.program(b.build, "iokernels"))
         self.raw_prog = str(paths.program(b.build, "raw_write"))
         self.cfg = h5bench_config(b.results_dir / "vpic.cfg", a)
@@ -596,9 +601,10 @@ def default_map(build, results_dir, what="F", seed_name="map_f_case_16p.nc"):
 def hint_env(hints, where):
     """The environment that gives every program of a run the same hints, whatever its library: PnetCDF's own
     (nc_*) through PNETCDF_HINTS ("k=v;k=v"), read by PnetCDF at each create and open; MPI-IO's through the
-    file named by ROMIO_HINTS ("k v" lines), read by ROMIO at each MPI_File_open.  MPI-IO keys go to ROMIO's
-    file only: PnetCDF 1.14 given cb_buffer_size in PNETCDF_HINTS left ROMIO's default in effect, over
-    ROMIO_HINTS' value.  So the seed tool and iokernels get them without a command-line option of their own."""
+    file named by ROMIO_HINTS ("k v" lines), read by ROMIO at each MPI_File_open (and, where the program gives
+    MPI_File_open hints of its own, which Open MPI 5.0's ROMIO then drops with ROMIO_HINTS, by
+    libiok_open_hints.so: open_hints_env); a program's own value of a key wins, as in ROMIO.  So the seed tool
+    and iokernels get them without a command-line option of their own."""
     if not hints:
         return {}
     pairs = []
@@ -617,6 +623,23 @@ def hint_env(hints, where):
         romio.write_text("".join(f"{k} {v}\n" for k, v in mpiio))
         env["ROMIO_HINTS"] = str(romio)
     return env
+
+
+def open_hints_env(mode, build):
+    """The environment that makes every program of a run, the seed tools too, keep the MPI-IO hints it gives
+    MPI_File_open (src/open_hints): Open MPI 5.0's ROMIO drops them all, and with them ROMIO_HINTS, so without
+    this the seed tool's own hints (E3SM-IO's romio_cb_write=enable) and --hint would reach neither side.  Our
+    programs link the library; the others get it by LD_PRELOAD.  "as-mpi": none of them gives hints again."""
+    if mode == "as-mpi":
+        return {"IOK_OPEN_HINTS": "as-mpi"}
+    lib = paths.bin_dir(build) / "open_hints" / "libiok_open_hints.so"
+    if not lib.is_file():  # an install prefix: P/lib beside P/bin
+        lib = paths.bin_dir(build).parent / "lib" / "libiok_open_hints.so"
+    if not lib.is_file():
+        raise UsageError(f"libiok_open_hints.so is not in the build {build}",
+                         "build it (scripts/iok build), or run with --open-hints as-mpi")
+    preload = os.environ.get("LD_PRELOAD", "")
+    return {"LD_PRELOAD": f"{lib}:{preload}" if preload else str(lib), "IOK_OPEN_HINTS": "reapply"}
 
 
 def build_floor(where):
@@ -698,11 +721,13 @@ def main():
              f"floor = MPI_Init+MPI_Finalize only; work ratio = (iokernels - floor) / (seed - floor); cpu = user+sys "
              f"seconds of all processes (wait4), cpu work ratio the same over CPU; RSS = largest "
              f"process of the run (wait4), ours RSS/rank = our JSON's largest rank; MPI-IO layer: "
-             f"{a.io_layer or 'OpenMPI default'}; hints: {', '.join(a.hint) or 'none'}; load average at the end {load}")
+             f"{a.io_layer or 'OpenMPI default'}; hints: {', '.join(a.hint) or 'none'} (open hints: {a.open_hints}); "
+             f"load average at the end {load}")
     print(f"\n{title}\n{text}", flush=True)
     doc = {"schema": "iokernels-versus/1", "command": [sys.executable, *sys.argv], "started_utc": started,
            "finished_utc": launch.utc_now(), "repeat": a.repeat, "warmup": a.warmup, "io_layer": a.io_layer,
-           "hints": a.hint, "maps": maps, "tools": tools, "iokernels": v.iok, "floor": v.floor,
+           "hints": a.hint, "open_hints": a.open_hints, "maps": maps, "tools": tools, "iokernels": v.iok,
+           "floor": v.floor,
            "loadavg_end": os.getloadavg(), "cases": summaries, "table": text}
     with open(b.results_dir / "versus.json", "w") as f:
         json.dump(doc, f, indent=2)

@@ -42,6 +42,7 @@ class Config:
     times: list[float] = field(default_factory=list)
     failed: str = ""
     unverified: str = ""                                 # why a run that completed does not count
+    not_in_effect: str = ""                              # its hints the MPI library did not take (manifest)
 
 
 def configs(ranks: int, striping: bool, strategies: Sequence[str] = (),
@@ -177,6 +178,10 @@ class Runner:
         why = unverified_reason(doc)
         if why:
             c.unverified = why
+        lost = doc.get("manifest", {}).get("mpiio_hints_not_in_effect", {})
+        lost = {k: v for k, v in lost.items() if k in c.hints}
+        if lost:  # e.g. cb_nodes on Open MPI 5.0's ROMIO: the run measured something else than the label says
+            c.not_in_effect = ", ".join(f"{k}={v['requested']} (in effect: {v['in_effect']})" for k, v in lost.items())
         c.times.append(io_seconds(doc))
 
 
@@ -207,7 +212,8 @@ def advise(runner: Runner, argv: Sequence[str], baseline: Config, tried: Sequenc
                                "command": runner.argv(command_for(argv, c)), "times_s": c.times,
                                "median_s": None, "min_s": None, "max_s": None, "verified": bool(c.times) and not
                                c.unverified and not c.failed, "unverified": c.unverified, "failed": c.failed,
-                               "note": c.note, "speedup": None, "baseline": c is baseline}
+                               "not_in_effect": c.not_in_effect, "note": c.note, "speedup": None,
+                               "baseline": c is baseline}
         if c.times and not c.failed:
             row.update(_spread(c.times))
             row["speedup"] = b_med / row["median_s"] if b_med and row["median_s"] > 0 else None
@@ -217,7 +223,8 @@ def advise(runner: Runner, argv: Sequence[str], baseline: Config, tried: Sequenc
                 "time": "seconds in I/O calls (open, define, post, flush, close) of the files written (else read), "
                         "slowest rank per phase, summed; read-back verification not counted",
                 "configs": rows}
-    ok = [r for r in rows if r["verified"] and r["median_s"] is not None]
+    # A configuration whose hints did not take effect is not what its label says: never the advice.
+    ok = [r for r in rows if r["verified"] and r["median_s"] is not None and not r["not_in_effect"]]
     if ok and b_med is not None:
         best = min(ok, key=lambda r: r["median_s"])
         b = next(r for r in rows if r["baseline"])
@@ -255,7 +262,9 @@ def advice_text(doc: Doc) -> list[str]:
         sp = f"{r['speedup']:.2f}x" if r["speedup"] else ""
         ver = "yes" if r["verified"] else "NO"
         out.append(f"  {label:52} {r['min_s']:8.4f} {r['median_s']:9.4f} {r['max_s']:8.4f}  {ver:8} {sp}"
-                   + (f"  ({r['unverified']})" if r["unverified"] else f"  ({r['note']})" if r["note"] else ""))
+                   + (f"  ({r['unverified']})" if r["unverified"] else
+                      f"  (not in effect: {r['not_in_effect']}; not advised)" if r["not_in_effect"] else
+                      f"  ({r['note']})" if r["note"] else ""))
     b = doc.get("best")
     if not b:
         out.append("No verified configuration to recommend (see FAILED / NO above).")
@@ -280,7 +289,8 @@ def advice_text(doc: Doc) -> list[str]:
     out.append(f"  flags: {b['flags'] or '(none: as given)'}")
     out.append(f"  command: {b['command']}")
     if b["hints_file"]:
-        out.append("  or the hints in a file (export ROMIO_HINTS=FILE), FILE:")
+        out.append("  or the hints in a file (export ROMIO_HINTS=FILE; on Open MPI 5.0's ROMIO only for a program that "
+                   "opens with MPI_INFO_NULL, or with libiok_open_hints.so in LD_PRELOAD), FILE:")
         out += ["    " + line for line in b["hints_file"].splitlines()]
     return out
 

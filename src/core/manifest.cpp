@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include "core/build_info.hpp"
+#include "core/hints_in_effect.hpp"
 #include "core/mpi_layer.hpp"
 
 extern char** environ;
@@ -123,7 +124,7 @@ static bool relevant_env(const char* kv) {
 }
 
 nlohmann::json build_manifest(MPI_Comm comm, const std::vector<std::string>& argv, const std::vector<InputFile>& inputs,
-                              MPI_Info hints) {
+                              MPI_Info hints, MPI_Info requested) {
     int size = 1, rank = 0;
     MPI_Comm_size(comm, &size);
     MPI_Comm_rank(comm, &rank);
@@ -167,6 +168,9 @@ nlohmann::json build_manifest(MPI_Comm comm, const std::vector<std::string>& arg
     m["libraries"] = libs;
     m["mpiio_layer"] = mpiio_layer_from_info(hints);
     m["mpiio_hints"] = info_to_json(hints);
+    m["mpiio_hints_requested"] = info_to_json(requested);
+    m["mpiio_hints_not_in_effect"] = hints_not_in_effect(m["mpiio_hints_requested"], m["mpiio_hints"]);
+    m["mpiio_open_hints"] = open_hints_state();  // src/open_hints: dropped hints given again after open
     nlohmann::json env = nlohmann::json::object();
     for (char** e = environ; *e; ++e) {
         if (!relevant_env(*e)) continue;

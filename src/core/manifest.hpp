@@ -16,10 +16,11 @@ struct InputFile {
 
 // Collective (counts nodes, checksums rank 0's inputs in slices over the
 // ranks: the other ranks' `inputs` are not read).  `hints` is the info in effect on an output file
-// (may be MPI_INFO_NULL).  The manifest is complete on rank 0 only (the rank
+// (may be MPI_INFO_NULL), `requested` the hints the run gave (its --hint and
+// the kernel's defaults).  The manifest is complete on rank 0 only (the rank
 // that writes the result); other ranks get an empty object.
 nlohmann::json build_manifest(MPI_Comm comm, const std::vector<std::string>& argv, const std::vector<InputFile>& inputs,
-                              MPI_Info hints);
+                              MPI_Info hints, MPI_Info requested);
 
 nlohmann::json info_to_json(MPI_Info info);
 // One hint's value, or `dflt` when absent or info is MPI_INFO_NULL.

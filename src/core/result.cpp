@@ -38,9 +38,9 @@ void mark_validity(nlohmann::json& doc) {
     }
 }
 
-void Result::write(MPI_Comm comm, const std::string& path, MPI_Info hints) {
+void Result::write(MPI_Comm comm, const std::string& path, MPI_Info hints, MPI_Info requested) {
     if (path.empty()) return;  // the same on every rank: no manifest (nor input checksums) nobody asked for
-    nlohmann::json manifest = build_manifest(comm, argv_, inputs_, hints);
+    nlohmann::json manifest = build_manifest(comm, argv_, inputs_, hints, requested);
     collective_step(comm, [&] {
         int rank = 0;
         MPI_Comm_rank(comm, &rank);

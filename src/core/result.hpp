@@ -26,7 +26,7 @@ public:
 
     // Collective (the manifest counts nodes).  Writes `path` on rank 0 when
     // non-empty; throws iok::Error on every rank if it cannot be written.
-    void write(MPI_Comm comm, const std::string& path, MPI_Info hints);
+    void write(MPI_Comm comm, const std::string& path, MPI_Info hints, MPI_Info requested);
 
 private:
     std::string kernel_;

@@ -9,6 +9,8 @@
 #include "core/collective.hpp"
 #include "core/command_line.hpp"
 #include "core/error.hpp"
+#include "core/hints_in_effect.hpp"
+#include "core/manifest.hpp"
 #include "core/result_csv.hpp"
 
 namespace iok {
@@ -264,6 +266,26 @@ void Driver::record(FileOutcome& out, const nlohmann::json& extra) {
     out.hints = MPI_INFO_NULL;
 }
 
+// Only the hints the user gave (--hint): a kernel's own defaults that the
+// layer did not take are in the manifest, not on every run's screen.
+void Driver::warn_hints_not_in_effect() const {
+    if (rank_ != 0 || opt_.hints.empty() || hints_in_effect_ == MPI_INFO_NULL) return;
+    nlohmann::json given = nlohmann::json::object();
+    for (const auto& h : opt_.hints) {
+        auto [k, v] = split_key_value(h, "--hint");
+        given[k] = v;
+    }
+    const nlohmann::json lost = hints_not_in_effect(given, info_to_json(hints_in_effect_));
+    if (lost.empty()) return;
+    std::fprintf(stderr,
+                 "iokernels: warning: MPI-IO hint(s) not in effect: %s\n"
+                 "  hint: the figures above ran without them. Open MPI 5.0's ROMIO (romio341) drops every hint "
+                 "given to MPI_File_open; iokernels gives them again after the open (unless IOK_OPEN_HINTS=as-mpi), "
+                 "but ROMIO takes cb_nodes, cb_config_list, romio_no_indep_rw and striping only at the open "
+                 "(docs/compatibility.md)\n",
+                 describe_hints_not_in_effect(lost).c_str());
+}
+
 void Driver::finish(const std::string& mismatch_hint) {
     const BackendConfig& cfg = config();
     if (rank_ == 0) {
@@ -276,7 +298,8 @@ void Driver::finish(const std::string& mismatch_hint) {
         p["backend_params"] = cfg.params;
         result_.summary()["verification_mismatches"] = mismatches_;
     }
-    result_.write(comm_, opt_.json, hints_in_effect_);
+    result_.write(comm_, opt_.json, hints_in_effect_, cfg.hints);
+    warn_hints_not_in_effect();
     if (!opt_.csv.empty())
         collective_step(comm_, [&] {
             if (rank_ == 0) write_result_csv(opt_.csv, kernel_, result_.params(), result_.files(), size_);

@@ -141,6 +141,7 @@ private:
     bool collective_ = true, fill_ = false, config_built_ = false;
     BackendConfig cfg_;
     MPI_Info hints_in_effect_ = MPI_INFO_NULL;
+    void warn_hints_not_in_effect() const;
     std::uint64_t mismatches_ = 0;
     std::string first_mismatch_;
 };
