@@ -305,9 +305,10 @@ def arguments():
                         "(nc_*, e.g. nc_num_aggrs_per_node=1) through PNETCDF_HINTS, MPI-IO's (cb_buffer_size=..., "
                         "romio_cb_write=disable) through ROMIO_HINTS (a file in RESULTS)")
     p.add_argument("--open-hints", choices=("reapply", "as-mpi"), default="reapply",
-                   help="reapply: every run (the seed tool by LD_PRELOAD) opens files through libiok_open_hints.so, "
-                        "which gives the hints a program asked for again after MPI_File_open where the MPI library "
-                        "dropped them (Open MPI 5.0's ROMIO drops all); as-mpi: none does (IOK_OPEN_HINTS=as-mpi)")
+                   help="reapply: every run (the seed tool by `env LD_PRELOAD=`) opens files through "
+                        "libiok_open_hints.so, which gives the hints a program asked for again after MPI_File_open "
+                        "where the MPI library dropped them (Open MPI 5.0's ROMIO drops all); as-mpi: none does "
+                        "(IOK_OPEN_HINTS=as-mpi)")
     p.add_argument("--build-dir", default=None, help="iokernels build (default $IOK_BUILD_DIR or <checkout>/build)")
     p.add_argument("--dir", metavar="DIR", help="where runs write, one fresh subdirectory per run, deleted after it "
                                                 "(default RESULTS/data)")
@@ -324,7 +325,8 @@ class Versus:
         self.count = 0
         self.layer_env = {"OMPI_MCA_io": launch.layer_env(a.io_layer)} if a.io_layer else {}
         self.layer_env.update(hint_env(a.hint, b.results_dir))
-        self.layer_env.update(open_hints_env(a.open_hints, b.build))
+        self.layer_env["IOK_OPEN_HINTS"] = a.open_hints
+        self.seed_prefix = open_hints_prefix(a.open_hints, b.build)
         self.iok = str(paths.program(b.build, "iokernels"))
         self.raw_prog = str(paths.program(b.build, "raw_write"))
         self.cfg = h5bench_config(b.results_dir / "vpic.cfg", a)
@@ -365,7 +367,8 @@ class Versus:
         rundir = self.fresh(case, "seed", tag)
         if case.setup:
             case.setup(case, rundir)
-        argv = self.launch_argv(case.ranks) + [self.tools[case.tool]] + self.fill(case.seed, rundir)
+        argv = (self.launch_argv(case.ranks) + self.seed_prefix + [self.tools[case.tool]]
+                + self.fill(case.seed, rundir))
         rec = self.execute(case, "seed", tag, argv, rundir, case.ranks)
         shutil.rmtree(rundir, ignore_errors=True)
         return rec
@@ -603,7 +606,7 @@ def hint_env(hints, where):
     (nc_*) through PNETCDF_HINTS ("k=v;k=v"), read by PnetCDF at each create and open; MPI-IO's through the
     file named by ROMIO_HINTS ("k v" lines), read by ROMIO at each MPI_File_open (and, where the program gives
     MPI_File_open hints of its own, which Open MPI 5.0's ROMIO then drops with ROMIO_HINTS, by
-    libiok_open_hints.so: open_hints_env); a program's own value of a key wins, as in ROMIO.  So the seed tool
+    libiok_open_hints.so: open_hints_prefix); a program's own value of a key wins, as in ROMIO.  So the seed tool
     and iokernels get them without a command-line option of their own."""
     if not hints:
         return {}
@@ -625,13 +628,16 @@ def hint_env(hints, where):
     return env
 
 
-def open_hints_env(mode, build):
-    """The environment that makes every program of a run, the seed tools too, keep the MPI-IO hints it gives
-    MPI_File_open (src/open_hints): Open MPI 5.0's ROMIO drops them all, and with them ROMIO_HINTS, so without
-    this the seed tool's own hints (E3SM-IO's romio_cb_write=enable) and --hint would reach neither side.  Our
-    programs link the library; the others get it by LD_PRELOAD.  "as-mpi": none of them gives hints again."""
+def open_hints_prefix(mode, build):
+    """What runs a seed tool's ranks with libiok_open_hints.so (src/open_hints), which keeps the MPI-IO hints a
+    program gives MPI_File_open: Open MPI 5.0's ROMIO drops them all, and with them ROMIO_HINTS, so without it
+    the seed tool's own hints (E3SM-IO's romio_cb_write=enable) and --hint would reach neither side.  Our
+    programs link the library.  A command prefix (`env LD_PRELOAD=LIB`), not the launch's environment: in
+    that, the launcher itself (mpiexec) would load the library and the MPI library under it, 0.3 s a run on
+    16 ranks here; the prefix costs 5-8 ms (mpi_floor through it, 16 ranks).  "as-mpi": nothing (and
+    IOK_OPEN_HINTS=as-mpi turns ours off)."""
     if mode == "as-mpi":
-        return {"IOK_OPEN_HINTS": "as-mpi"}
+        return []
     lib = paths.bin_dir(build) / "open_hints" / "libiok_open_hints.so"
     if not lib.is_file():  # an install prefix: P/lib beside P/bin
         lib = paths.bin_dir(build).parent / "lib" / "libiok_open_hints.so"
@@ -639,7 +645,7 @@ def open_hints_env(mode, build):
         raise UsageError(f"libiok_open_hints.so is not in the build {build}",
                          "build it (scripts/iok build), or run with --open-hints as-mpi")
     preload = os.environ.get("LD_PRELOAD", "")
-    return {"LD_PRELOAD": f"{lib}:{preload}" if preload else str(lib), "IOK_OPEN_HINTS": "reapply"}
+    return ["env", f"LD_PRELOAD={lib}:{preload}" if preload else f"LD_PRELOAD={lib}"]
 
 
 def build_floor(where):
