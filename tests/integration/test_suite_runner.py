@@ -748,3 +748,20 @@ def test_versus_hints_reach_the_library_by_environment(tmp_path, small_g_map, mo
            env={"OMPI_MCA_io": "romio341"})
     hints = json.loads(out.read_text())["manifest"]["mpiio_hints"]
     assert hints["nc_num_aggrs_per_node"] == "0" and hints["cb_buffer_size"] != "1048576"
+
+
+def test_versus_gives_the_seed_tools_the_open_hints_library(tmp_path, monkeypatch):
+    """bench/versus.py runs a seed tool's ranks through `env LD_PRELOAD=<the build's libiok_open_hints.so>`
+    (keeping a preload already set), nothing with --open-hints as-mpi; a build without the library is refused
+    with what to do."""
+    monkeypatch.syspath_prepend(str(SOURCE_DIR / "bench"))
+    import versus
+    lib = BUILD_DIR / "src" / "open_hints" / "libiok_open_hints.so"
+    monkeypatch.delenv("LD_PRELOAD", raising=False)
+    assert versus.open_hints_prefix("reapply", BUILD_DIR) == ["env", f"LD_PRELOAD={lib}"]
+    monkeypatch.setenv("LD_PRELOAD", "/x/libother.so")
+    assert versus.open_hints_prefix("reapply", BUILD_DIR) == ["env", f"LD_PRELOAD={lib}:/x/libother.so"]
+    assert versus.open_hints_prefix("as-mpi", BUILD_DIR) == []
+    (tmp_path / "CMakeCache.txt").write_text("")
+    with pytest.raises(UsageError, match="libiok_open_hints.so is not in the build"):
+        versus.open_hints_prefix("reapply", tmp_path)
