@@ -220,6 +220,9 @@ class ResultsDir:
 
     def __init__(self, root: StrPath, suite: Suite, scratch: StrPath | None = None) -> None:
         self.root = Path(root).resolve()
+        if self.root.exists() and not self.root.is_dir():
+            raise UsageError(f"results directory {self.root} is a file",
+                             "choose a new directory with --results DIR")
         if self.root.exists() and any(self.root.iterdir()):
             raise UsageError(f"results directory {self.root} is not empty",
                              "choose a new one with --results DIR (results are never overwritten)")
@@ -316,7 +319,12 @@ def progress_line(spec: RunSpec, doc: Doc) -> str:
     h = results.headline(doc)
     if not h:
         return head + f"{sr['wall_seconds']:.2f} s wall (no timings in the result)"
-    return head + f"{format_seconds(h[1])} s, {h[2]:.1f} MiB/s"
+    lost = doc.get("manifest", {}).get("mpiio_hints_not_in_effect") or {}
+    asked = {k for k in lost if f"{k}=" in results.requested_hints(doc)}    # the run's own --hint, not defaults
+    note = ""
+    if asked:
+        note = " (not in effect: " + ", ".join(f"{k}={lost[k]['requested']}" for k in sorted(asked)) + ")"
+    return head + f"{format_seconds(h[1])} s, {h[2]:.1f} MiB/s" + note
 
 
 class Progress:

@@ -85,7 +85,10 @@ def status_of(doc: Doc) -> str:
 def requested_hints(doc: Doc) -> str:
     """The MPI-IO hints the run asked for (--hint KEY=VALUE on its command
     line), as "k=v k=v" sorted; library defaults in the manifest's
-    mpiio_hints are not requests and are left out."""
+    mpiio_hints are not requests and are left out.  A hint the MPI library
+    did not take (the manifest's mpiio_hints_not_in_effect: cb_nodes on Open
+    MPI 5.0's ROMIO) reads "k=v(not in effect: w)", so a sweep over it is not
+    mistaken for a measurement of it."""
     argv = doc.get("manifest", {}).get("command_line") or doc.get("suite_run", {}).get("command") or []
     hints: dict[str, str] = {}
     for i, a in enumerate(argv):
@@ -95,7 +98,9 @@ def requested_hints(doc: Doc) -> str:
             hints[k] = v
     for k, v in (doc.get("suite_run", {}).get("hints") or {}).items():
         hints[k] = str(v)
-    return " ".join(f"{k}={v}" for k, v in sorted(hints.items()))
+    lost = doc.get("manifest", {}).get("mpiio_hints_not_in_effect") or {}
+    return " ".join(f"{k}={v}" + (f"(not in effect: {lost[k]['in_effect']})" if k in lost else "")
+                    for k, v in sorted(hints.items()))
 
 
 def axes_of(doc: Doc) -> str:

@@ -113,7 +113,7 @@ int main(int argc, char** argv) {
             else
                 MPI_Info_free(&r);
         }
-        nlohmann::json manifest = iok::build_manifest(comm, iok::argv_vector(argc, argv), {}, used, MPI_INFO_NULL);
+        nlohmann::json manifest = iok::build_manifest(comm, iok::argv_vector(argc, argv), {}, used, info);
         if (rank == 0) {
             iok::TextReport t;
             t.section("raw contiguous MPI-IO " + std::string(independent ? "independent" : "collective") +

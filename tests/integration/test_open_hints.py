@@ -152,3 +152,21 @@ def test_the_programs_link_the_library_ahead_of_mpi():
                   .stdout.splitlines() if "(NEEDED)" in line]
         mpi = next(i for i, n in enumerate(needed) if n.startswith("libmpi"))
         assert "libiok_open_hints.so" in needed[:mpi], needed
+
+
+def test_a_suite_sweep_marks_the_hints_not_in_effect(tmp_path):
+    """A suite sweeping cb_nodes on ROMIO: the progress line and the report
+    say which values did not take (cb_nodes=2 stays 1 on this MPI), so the
+    axis is not read as a measurement of it; cb_buffer_size did take."""
+    from suite_cli import cli, ok
+    s = tmp_path / "s.toml"
+    s.write_text('[suite]\nio_layer = "romio"\n[[case]]\nkernel = "raw_write"\nranks = 2\n'
+                 'hints = { cb_nodes = [1, 2], cb_buffer_size = 262144 }\n'
+                 'args = ["-n", "1048576", "-o", "{outdir}/raw.dat"]\n')
+    p = ok(cli("run", s, "--results", tmp_path / "r"))
+    lines = [ln for ln in p.stdout.splitlines() if ln.startswith("[")]
+    assert len(lines) == 2 and "(not in effect" not in lines[0], lines
+    assert lines[1].endswith(" MiB/s (not in effect: cb_nodes=2)"), lines
+    rep = ok(cli("report", tmp_path / "r")).stdout
+    assert "cb_buffer_size=262144 cb_nodes=1 " in rep and "cb_nodes=2(not in effect: 1)" in rep
+    assert "cb_buffer_size=262144(not" not in rep

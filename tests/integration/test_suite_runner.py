@@ -143,6 +143,10 @@ def test_refuses_non_empty_results_dir(tmp_path):
     s = write(tmp_path / "s.toml", '[[case]]\nkernel = "raw_write"\n')
     p = cli("run", s, "--results", tmp_path / "r")
     assert p.returncode == 2 and "is not empty" in p.stderr
+    (tmp_path / "f").write_text("a file, not a directory")   # one message, no traceback, the file untouched
+    p = cli("run", s, "--results", tmp_path / "f")
+    assert p.returncode == 2 and "is a file" in p.stderr and "Traceback" not in p.stderr
+    assert (tmp_path / "f").read_text() == "a file, not a directory"
 
 
 # ---------------------------------------------------------------- synthetic results
