@@ -25,6 +25,10 @@ static void usage(FILE* out) {
         "  backends [--json]  every backend and strategy of this build: capabilities, --param keys, defaults\n"
         "\nglobal options (before the kernel name):\n"
         "  --io-layer romio|ompio   choose OpenMPI's MPI-IO layer (default: OpenMPI's own choice)\n"
+        "  --open-hints reapply|as-mpi\n"
+        "                           reapply (default): give the MPI-IO hints again after MPI_File_open where the\n"
+        "                           MPI library dropped them (Open MPI 5.0's ROMIO drops all); as-mpi: leave them\n"
+        "                           as the MPI library has them (environment IOK_OPEN_HINTS; docs/compatibility.md)\n"
         "  --version                print the version, the install prefix and the libraries built with, and exit\n");
 }
 
@@ -41,6 +45,19 @@ int main(int argc, char** argv) {
         if (a == "--version") {
             std::fputs(iok::version_text().c_str(), stdout);
             return 0;
+        }
+        if (a == "--open-hints" && first + 1 < argc) {
+            const std::string mode = argv[first + 1];
+            if (mode != "reapply" && mode != "as-mpi") {
+                std::fprintf(stderr,
+                             "iokernels: error: --open-hints %s: not a mode\n  hint: --open-hints reapply (the "
+                             "default) or --open-hints as-mpi\n",
+                             mode.c_str());
+                return 2;
+            }
+            setenv("IOK_OPEN_HINTS", mode.c_str(), 1);  // read by libiok_open_hints.so at every open
+            first += 2;
+            continue;
         }
         if (a == "--io-layer" && first + 1 < argc) {
             std::string err = iok::select_mpiio_layer(argv[first + 1]);

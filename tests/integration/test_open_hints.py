@@ -122,8 +122,8 @@ def test_the_manifest_says_which_hints_took_effect(tmp_path, romio, api):
     MPI_File_open reaches it: a --hint is in effect on PnetCDF and HDF5
     files.  The manifest lists the hints asked for and those not in effect
     (cb_nodes: ROMIO takes it only at open), and stderr names the --hint that
-    did not take.  With IOK_OPEN_HINTS=as-mpi the same run lists
-    cb_buffer_size as not in effect too."""
+    did not take.  With --open-hints as-mpi the same run lists
+    cb_buffer_size as not in effect too; a mode it does not know is refused."""
     args = ["s3d", "-a", api, "--grid", "8,8,8", "--procs", "2,1,1", "-c", "1", "-q",
             "--hint", "cb_buffer_size=262144", "--hint", "cb_nodes=2"]
     out = tmp_path / "r.json"
@@ -137,10 +137,13 @@ def test_the_manifest_says_which_hints_took_effect(tmp_path, romio, api):
     assert m["mpiio_hints_requested"]["cb_nodes"] == "2"
     assert m["mpiio_hints_not_in_effect"] == {"cb_nodes": {"requested": "2", "in_effect": "1"}}
     assert "MPI-IO hint(s) not in effect: cb_nodes=2 (in effect: 1)\n" in p.stderr
-    iok(2, *args, "-o", tmp_path / "b", "--json", out, env={"OMPI_MCA_io": romio, "IOK_OPEN_HINTS": "as-mpi"})
+    mpirun(2, [IOKERNELS, "--open-hints", "as-mpi", *args, "-o", tmp_path / "b", "--json", out],
+           env={"OMPI_MCA_io": romio})
     m = json.loads(out.read_text())["manifest"]
     assert m["mpiio_open_hints"] == "as-mpi"
     assert m["mpiio_hints_not_in_effect"]["cb_buffer_size"] == {"requested": "262144", "in_effect": "16777216"}
+    bad = subprocess.run([str(IOKERNELS), "--open-hints", "off", *args], capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stderr.startswith("iokernels: error: --open-hints off: not a mode\n  hint: ")
 
 
 def test_the_programs_link_the_library_ahead_of_mpi():
