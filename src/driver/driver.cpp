@@ -281,8 +281,8 @@ void Driver::warn_hints_not_in_effect() const {
                  "iokernels: warning: MPI-IO hint(s) not in effect: %s\n"
                  "  hint: the figures above ran without them. Open MPI 5.0's ROMIO (romio341) drops every hint "
                  "given to MPI_File_open; iokernels gives them again after the open (unless IOK_OPEN_HINTS=as-mpi), "
-                 "but ROMIO takes cb_nodes, cb_config_list, romio_no_indep_rw and striping only at the open "
-                 "(docs/compatibility.md)\n",
+                 "but ROMIO takes cb_buffer_size, cb_nodes, cb_config_list, romio_no_indep_rw and striping only "
+                 "at the open (docs/compatibility.md)\n",
                  describe_hints_not_in_effect(lost).c_str());
 }
 

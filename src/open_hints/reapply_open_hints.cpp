@@ -8,14 +8,17 @@
 // passes MPI_INFO_NULL).  MPI_File_set_info reaches ROMIO intact.  Measured
 // with strace: a collective write of 2 MiB from 2 ranks is 1 pwrite with
 // cb_buffer_size=262144 given at open and 8 pwrites with the same hint given
-// by MPI_File_set_info after it.
+// by MPI_File_set_info after it (a smaller value: a larger one is unsafe,
+// below).
 //
 // How: this MPI_File_open (the MPI profiling interface) opens the file, then,
 // where a hint the program asked for (its info, then the ROMIO_HINTS file for
 // the keys the info lacks) differs from the hint in effect, gives them again
-// with MPI_File_set_info.  The keys ROMIO takes only at open (aggregator
-// count and list, deferred open, striping) cannot be given later and are
-// left out: they stay "not in effect", which the iokernels manifest reports.
+// with MPI_File_set_info: the keys ROMIO reads at every access (collective
+// buffering and data sieving on or off, the independent buffers).  The keys
+// ROMIO takes at open (collective buffer size, aggregators, deferred open,
+// striping) cannot be given later, some not safely (safe_after_open): they
+// stay "not in effect", which the iokernels manifest reports.
 //
 // Linked into the iokernels programs ahead of the MPI library, so that the
 // I/O libraries' calls (PnetCDF, HDF5, NetCDF-4) reach it too; any other MPI
@@ -33,11 +36,18 @@
 
 namespace {
 
-// ROMIO reads these only while opening (ad_hints.c: aggregators are chosen
-// and the deferred open decided then; striping is set at creation).
-bool open_time_only(const char* key) {
-    static const char* keys[] = {"cb_nodes",      "cb_config_list", "romio_no_indep_rw",          "striping_factor",
-                                 "striping_unit", "start_iodevice", "romio_lustre_start_iodevice"};
+// The keys ROMIO reads at every access, and so may be given after the open.
+// An allowlist: ROMIO takes the others while opening, and some of those are
+// unsafe to change later.  cb_buffer_size sizes the collective buffer that
+// ADIO_Open allocates (fd->io_buf): raised by MPI_File_set_info, the next
+// two-phase write runs past it (measured: a segfault in
+// ADIOI_Fill_send_buffer at 64 MiB on the ne30 F case).  cb_nodes and
+// cb_config_list choose the aggregators, romio_no_indep_rw the deferred open,
+// striping the file's layout: all at open.  The independent-access buffers
+// (ind_*_buffer_size) are allocated per call.
+bool safe_after_open(const char* key) {
+    static const char* keys[] = {"romio_cb_write", "romio_cb_read",      "romio_ds_write",
+                                 "romio_ds_read",  "ind_wr_buffer_size", "ind_rd_buffer_size"};
     for (const char* k : keys)
         if (std::strcmp(key, k) == 0) return true;
     return false;
@@ -71,7 +81,7 @@ void add_hints_file(MPI_Info wanted) {
 }
 
 // The hints to give again: those of `wanted` that the file has with another
-// value, open-time keys left out.  Empty when all are in effect.
+// value, of the keys safe to give after the open.  Empty when all are in effect.
 MPI_Info dropped_hints(MPI_File fh, MPI_Info wanted) {
     MPI_Info in_effect = MPI_INFO_NULL, out = MPI_INFO_NULL;
     if (PMPI_File_get_info(fh, &in_effect) != MPI_SUCCESS) return MPI_INFO_NULL;
@@ -81,7 +91,7 @@ MPI_Info dropped_hints(MPI_File fh, MPI_Info wanted) {
         char key[MPI_MAX_INFO_KEY + 1], want[MPI_MAX_INFO_VAL + 1], have[MPI_MAX_INFO_VAL + 1];
         int flag = 0;
         PMPI_Info_get_nthkey(wanted, i, key);
-        if (open_time_only(key)) continue;
+        if (!safe_after_open(key)) continue;
         PMPI_Info_get(wanted, key, MPI_MAX_INFO_VAL, want, &flag);
         PMPI_Info_get(in_effect, key, MPI_MAX_INFO_VAL, have, &flag);
         // A key the layer does not report (not one of its hints: PnetCDF's

@@ -48,8 +48,8 @@ int main(int argc, char **argv) {
     MPI_File_write_all(fh, buf, 1 << 20, MPI_BYTE, MPI_STATUS_IGNORE);
     MPI_Info used;
     MPI_File_get_info(fh, &used);
-    const char *keys[] = {"cb_buffer_size", "romio_cb_write", "cb_nodes"};
-    for (int k = 0; rank == 0 && k < 3; k++) {
+    const char *keys[] = {"cb_buffer_size", "romio_cb_write", "romio_ds_write", "cb_nodes"};
+    for (int k = 0; rank == 0 && k < 4; k++) {
         char v[MPI_MAX_INFO_VAL + 1];
         int flag;
         MPI_Info_get(used, keys[k], MPI_MAX_INFO_VAL, v, &flag);
@@ -85,24 +85,26 @@ def run_probe(probe, out, romio, hints, env=None):
 
 
 def test_a_program_given_the_library_keeps_its_hints(probe, tmp_path, romio):
-    """LD_PRELOAD: the probe's own hints are in effect, ROMIO_HINTS adds the
-    keys the program did not give (the program's value wins where both do),
-    and cb_nodes, which ROMIO takes only at open, is what the MPI made of it.
+    """LD_PRELOAD: the probe's own hints that ROMIO reads at every access are
+    in effect, ROMIO_HINTS adds the keys the program did not give (the
+    program's value wins where both do), and the keys ROMIO takes at open stay
+    what the MPI made of them: cb_nodes, and cb_buffer_size, whose buffer ROMIO
+    allocates at open (raised later, a two-phase write overran it).
     IOK_OPEN_HINTS=as-mpi gives exactly what the MPI library gives without the
     library (the negative: the library is what changed the hints)."""
-    hints = ["cb_buffer_size=262144", "romio_cb_write=disable", "cb_nodes=2"]
+    hints = ["cb_buffer_size=33554432", "romio_cb_write=disable", "romio_ds_write=disable", "cb_nodes=2"]
     bare = run_probe(probe, tmp_path / "a", romio, hints)
     kept = run_probe(probe, tmp_path / "b", romio, hints, {"LD_PRELOAD": str(SHIM)})
-    assert kept["cb_buffer_size"] == "262144" and kept["romio_cb_write"] == "disable"
-    assert kept["cb_nodes"] == bare["cb_nodes"]
+    assert kept["romio_cb_write"] == "disable" and kept["romio_ds_write"] == "disable"
+    assert kept["cb_nodes"] == bare["cb_nodes"] and kept["cb_buffer_size"] == bare["cb_buffer_size"]
     off = run_probe(probe, tmp_path / "c", romio, hints, {"LD_PRELOAD": str(SHIM), "IOK_OPEN_HINTS": "as-mpi"})
     assert off == bare
     file = tmp_path / "romio_hints"
-    file.write_text("# a comment\ncb_buffer_size 524288\nromio_cb_write enable\n")
+    file.write_text("# a comment\nromio_ds_write disable\nromio_cb_write enable\n")
     merged = run_probe(probe, tmp_path / "d", romio, ["romio_cb_write=disable"],
                        {"LD_PRELOAD": str(SHIM), "ROMIO_HINTS": str(file)})
-    assert merged["cb_buffer_size"] == "524288" and merged["romio_cb_write"] == "disable"
-    # Every rank wrote its blocks where the view put them, through the set_info.
+    assert merged["romio_ds_write"] == "disable" and merged["romio_cb_write"] == "disable"
+    # Every rank wrote its blocks where the view put them, after the set_info.
     data = (tmp_path / "d").read_bytes()
     assert len(data) == 2 << 20 and data[:1024] == b"a" * 1024 and data[1024:2048] == b"b" * 1024
 
@@ -119,29 +121,32 @@ def test_this_open_mpi_drops_open_hints(probe, tmp_path, romio):
 @pytest.mark.parametrize("api", ["pnetcdf", "hdf5"])
 def test_the_manifest_says_which_hints_took_effect(tmp_path, romio, api):
     """iokernels links the library ahead of MPI, so the I/O libraries' own
-    MPI_File_open reaches it: a --hint is in effect on PnetCDF and HDF5
-    files.  The manifest lists the hints asked for and those not in effect
-    (cb_nodes: ROMIO takes it only at open), and stderr names the --hint that
-    did not take.  With --open-hints as-mpi the same run lists
-    cb_buffer_size as not in effect too; a mode it does not know is refused."""
+    MPI_File_open reaches it: a --hint ROMIO reads at every access is in
+    effect on PnetCDF and HDF5 files.  The manifest lists the hints asked for
+    and those not in effect (cb_nodes and cb_buffer_size: ROMIO takes them at
+    open), and stderr names the --hints that did not take.  With --open-hints
+    as-mpi the same run lists romio_cb_write as not in effect too; a mode it
+    does not know is refused."""
     args = ["s3d", "-a", api, "--grid", "8,8,8", "--procs", "2,1,1", "-c", "1", "-q",
-            "--hint", "cb_buffer_size=262144", "--hint", "cb_nodes=2"]
+            "--hint", "cb_buffer_size=262144", "--hint", "cb_nodes=2", "--hint", "romio_cb_write=disable"]
     out = tmp_path / "r.json"
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     p = iok(2, *args, "-o", tmp_path / "a", "--json", out, env={"OMPI_MCA_io": romio})
     m = json.loads(out.read_text())["manifest"]
     assert m["mpiio_open_hints"] == "reapply"
-    assert m["mpiio_hints"]["cb_buffer_size"] == "262144"
+    assert m["mpiio_hints"]["romio_cb_write"] == "disable"
     assert m["mpiio_hints_requested"]["cb_buffer_size"] == "262144"
     assert m["mpiio_hints_requested"]["cb_nodes"] == "2"
-    assert m["mpiio_hints_not_in_effect"] == {"cb_nodes": {"requested": "2", "in_effect": "1"}}
-    assert "MPI-IO hint(s) not in effect: cb_nodes=2 (in effect: 1)\n" in p.stderr
+    assert m["mpiio_hints_not_in_effect"] == {"cb_buffer_size": {"requested": "262144", "in_effect": "16777216"},
+                                              "cb_nodes": {"requested": "2", "in_effect": "1"}}
+    assert ("MPI-IO hint(s) not in effect: cb_buffer_size=262144 (in effect: 16777216), cb_nodes=2 (in effect: 1)\n"
+            in p.stderr)
     mpirun(2, [IOKERNELS, "--open-hints", "as-mpi", *args, "-o", tmp_path / "b", "--json", out],
            env={"OMPI_MCA_io": romio})
     m = json.loads(out.read_text())["manifest"]
     assert m["mpiio_open_hints"] == "as-mpi"
-    assert m["mpiio_hints_not_in_effect"]["cb_buffer_size"] == {"requested": "262144", "in_effect": "16777216"}
+    assert m["mpiio_hints_not_in_effect"]["romio_cb_write"] == {"requested": "disable", "in_effect": "automatic"}
     bad = subprocess.run([str(IOKERNELS), "--open-hints", "off", *args], capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.startswith("iokernels: error: --open-hints off: not a mode\n  hint: ")
 
@@ -160,16 +165,16 @@ def test_the_programs_link_the_library_ahead_of_mpi():
 def test_a_suite_sweep_marks_the_hints_not_in_effect(tmp_path):
     """A suite sweeping cb_nodes on ROMIO: the progress line and the report
     say which values did not take (cb_nodes=2 stays 1 on this MPI), so the
-    axis is not read as a measurement of it; cb_buffer_size did take."""
+    axis is not read as a measurement of it; romio_ds_write did take."""
     from suite_cli import cli, ok
     s = tmp_path / "s.toml"
     s.write_text('[suite]\nio_layer = "romio"\n[[case]]\nkernel = "raw_write"\nranks = 2\n'
-                 'hints = { cb_nodes = [1, 2], cb_buffer_size = 262144 }\n'
+                 'hints = { cb_nodes = [1, 2], romio_ds_write = "disable" }\n'
                  'args = ["-n", "1048576", "-o", "{outdir}/raw.dat"]\n')
     p = ok(cli("run", s, "--results", tmp_path / "r"))
     lines = [ln for ln in p.stdout.splitlines() if ln.startswith("[")]
     assert len(lines) == 2 and "(not in effect" not in lines[0], lines
     assert lines[1].endswith(" MiB/s (not in effect: cb_nodes=2)"), lines
     rep = ok(cli("report", tmp_path / "r")).stdout
-    assert "cb_buffer_size=262144 cb_nodes=1 " in rep and "cb_nodes=2(not in effect: 1)" in rep
-    assert "cb_buffer_size=262144(not" not in rep
+    assert "cb_nodes=1 romio_ds_write=disable " in rep
+    assert "cb_nodes=2(not in effect: 1) romio_ds_write=disable " in rep and "romio_ds_write=disable(not" not in rep
