@@ -26,9 +26,10 @@ static void usage(FILE* out) {
         "\nglobal options (before the kernel name):\n"
         "  --io-layer romio|ompio   choose OpenMPI's MPI-IO layer (default: OpenMPI's own choice)\n"
         "  --open-hints reapply|as-mpi\n"
-        "                           reapply (default): give the MPI-IO hints again after MPI_File_open where the\n"
-        "                           MPI library dropped them (Open MPI 5.0's ROMIO drops all); as-mpi: leave them\n"
-        "                           as the MPI library has them (environment IOK_OPEN_HINTS; docs/compatibility.md)\n"
+        "                           reapply (default): put the MPI-IO hints in effect where the MPI library drops\n"
+        "                           those given to MPI_File_open (Open MPI 5.0's ROMIO drops all); as-mpi: leave\n"
+        "                           them as the MPI library has them (environment IOK_OPEN_HINTS;\n"
+        "                           docs/compatibility.md)\n"
         "  --version                print the version, the install prefix and the libraries built with, and exit\n");
 }
 

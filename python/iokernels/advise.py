@@ -57,8 +57,10 @@ def configs(ranks: int, striping: bool, strategies: Sequence[str] = (),
             out.append(Config(f"PnetCDF intra-node aggregation, {n} per node", [], {"nc_num_aggrs_per_node": str(n)},
                               note="PnetCDF >= 1.14"))
     for n in sorted({1, max(1, ranks // 2), ranks}):
-        out.append(Config(f"collective, cb_nodes={n}", [], {"cb_nodes": str(n), "romio_cb_write": "enable",
-                                                              "romio_cb_read": "enable"}, collective=True))
+        # cb_config_list: ROMIO places one aggregator per node unless told more may share one
+        out.append(Config(f"collective, cb_nodes={n}", [], {"cb_nodes": str(n), "cb_config_list": f"*:{n}",
+                                                              "romio_cb_write": "enable", "romio_cb_read": "enable"},
+                          collective=True))
     out.append(Config("collective, cb_buffer_size=64 MiB", [], {"cb_buffer_size": str(64 << 20)}, collective=True))
     out.append(Config("independent calls, no collective buffering", [],
                       {"romio_cb_write": "disable", "romio_cb_read": "disable"}, collective=False))

@@ -1,6 +1,9 @@
 #include "core/hints_in_effect.hpp"
 
 #include <dlfcn.h>
+#include <mpi.h>
+
+#include "core/command_line.hpp"
 
 namespace iok {
 
@@ -26,6 +29,20 @@ std::string describe_hints_not_in_effect(const nlohmann::json& not_in_effect) {
              " (in effect: " + it.value()["in_effect"].get<std::string>() + ")";
     }
     return s;
+}
+
+void give_open_time_hints(const std::vector<std::string>& hints) {
+    using Install = int (*)(MPI_Info);
+    auto install = reinterpret_cast<Install>(dlsym(RTLD_DEFAULT, "iok_open_hints_install"));
+    if (!install || hints.empty()) return;
+    MPI_Info info;
+    MPI_Info_create(&info);
+    for (const auto& h : hints) {
+        auto [k, v] = split_key_value(h, "--hint");
+        MPI_Info_set(info, k.c_str(), v.c_str());
+    }
+    install(info);
+    MPI_Info_free(&info);
 }
 
 std::string open_hints_state() {

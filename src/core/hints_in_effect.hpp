@@ -5,6 +5,7 @@
 // open.  A figure measured with a hint that was not in effect must say so.
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace iok {
 
@@ -17,6 +18,13 @@ nlohmann::json hints_not_in_effect(const nlohmann::json& requested, const nlohma
 
 // "key=value (in effect: w), ..." of hints_not_in_effect's result.
 std::string describe_hints_not_in_effect(const nlohmann::json& not_in_effect);
+
+// Gives libiok_open_hints.so the hints ("key=value") before the process's
+// first MPI_File_open, so that the keys ROMIO takes only at open (cb_nodes,
+// cb_buffer_size, ...) reach it on Open MPI 5.0's ROMIO, which drops them from
+// the info (src/open_hints).  Every rank, before any file is opened; nothing
+// without the library.
+void give_open_time_hints(const std::vector<std::string>& hints);
 
 // Whether the program opens its files through libiok_open_hints.so
 // (src/open_hints/): "reapply" (it gives dropped hints again after open),

@@ -116,6 +116,10 @@ bool Driver::parse(const std::function<void()>& validate) {
     });
     if (done) return false;
     outputs_ = std::make_unique<OutputFiles>(comm_, opt_.keep, opt_.overwrite);
+    // Before any file is opened (a kernel may read its input with MPI-IO):
+    // the --hint keys ROMIO takes only at open reach it at every open
+    // (core/hints_in_effect.hpp).
+    give_open_time_hints(opt_.hints);
     return true;
 }
 
@@ -279,10 +283,10 @@ void Driver::warn_hints_not_in_effect() const {
     if (lost.empty()) return;
     std::fprintf(stderr,
                  "iokernels: warning: MPI-IO hint(s) not in effect: %s\n"
-                 "  hint: the figures above ran without them. Open MPI 5.0's ROMIO (romio341) drops every hint "
-                 "given to MPI_File_open; iokernels gives them again after the open (unless IOK_OPEN_HINTS=as-mpi), "
-                 "but ROMIO takes cb_buffer_size, cb_nodes, cb_config_list, romio_no_indep_rw and striping only "
-                 "at the open (docs/compatibility.md)\n",
+                 "  hint: the figures above ran without them: ROMIO keeps one aggregator per node unless "
+                 "cb_config_list=*:N allows more, and takes cb_buffer_size, cb_nodes, cb_config_list, "
+                 "romio_no_indep_rw and striping only at a process's first open, or the MPI library dropped them "
+                 "(docs/compatibility.md)\n",
                  describe_hints_not_in_effect(lost).c_str());
 }
 

@@ -1,9 +1,11 @@
 """MPI-IO hints given at MPI_File_open take effect (src/open_hints).
 
-Open MPI 5.0's ROMIO component hands ROMIO an empty info object at
-MPI_File_open: every hint a program gives there is dropped, and with it the
-ROMIO_HINTS file.  libiok_open_hints.so gives them again with
-MPI_File_set_info, in our programs (linked in) and in any other (LD_PRELOAD);
+Open MPI 5.0's ROMIO component drops every hint a program gives
+MPI_File_open, and the ROMIO_HINTS file's value of a key the program also
+names.  libiok_open_hints.so gives the per-access hints again with
+MPI_File_set_info and the open-time ones (cb_buffer_size, cb_nodes, ...)
+through a ROMIO hints file read at the process's first open, in our programs
+(linked in) and in any other (LD_PRELOAD);
 the manifest says which requested hints are in effect and which are not, and
 a --hint that did not take is named on stderr.  The checks read the hints in
 effect from ROMIO itself (MPI_File_get_info), on ROMIO."""
@@ -85,26 +87,30 @@ def run_probe(probe, out, romio, hints, env=None):
 
 
 def test_a_program_given_the_library_keeps_its_hints(probe, tmp_path, romio):
-    """LD_PRELOAD: the probe's own hints that ROMIO reads at every access are
-    in effect, ROMIO_HINTS adds the keys the program did not give (the
-    program's value wins where both do), and the keys ROMIO takes at open stay
-    what the MPI made of them: cb_nodes, and cb_buffer_size, whose buffer ROMIO
-    allocates at open (raised later, a two-phase write overran it).
-    IOK_OPEN_HINTS=as-mpi gives exactly what the MPI library gives without the
-    library (the negative: the library is what changed the hints)."""
-    hints = ["cb_buffer_size=33554432", "romio_cb_write=disable", "romio_ds_write=disable", "cb_nodes=2"]
+    """LD_PRELOAD: the probe's own hints are in effect, per-access ones given
+    again after the open, open-time ones (cb_buffer_size above the default,
+    cb_nodes with cb_config_list) through the hints file at its first open;
+    ROMIO_HINTS adds the keys the program did not give (the program's value
+    wins where both do).  IOK_OPEN_HINTS=as-mpi gives exactly what the MPI
+    library gives without the library (the negative: the library is what
+    changed the hints), and no hints file is left behind."""
+    hints = ["cb_buffer_size=33554432", "romio_cb_write=disable", "romio_ds_write=disable", "cb_nodes=2",
+             "cb_config_list=*:2"]
     bare = run_probe(probe, tmp_path / "a", romio, hints)
-    kept = run_probe(probe, tmp_path / "b", romio, hints, {"LD_PRELOAD": str(SHIM)})
-    assert kept["romio_cb_write"] == "disable" and kept["romio_ds_write"] == "disable"
-    assert kept["cb_nodes"] == bare["cb_nodes"] and kept["cb_buffer_size"] == bare["cb_buffer_size"]
-    off = run_probe(probe, tmp_path / "c", romio, hints, {"LD_PRELOAD": str(SHIM), "IOK_OPEN_HINTS": "as-mpi"})
+    env = {"LD_PRELOAD": str(SHIM), "TMPDIR": str(tmp_path)}
+    kept = run_probe(probe, tmp_path / "b", romio, hints, env)
+    assert kept == {"cb_buffer_size": "33554432", "romio_cb_write": "disable", "romio_ds_write": "disable",
+                    "cb_nodes": "2"}
+    off = run_probe(probe, tmp_path / "c", romio, hints, {**env, "IOK_OPEN_HINTS": "as-mpi"})
     assert off == bare
     file = tmp_path / "romio_hints"
-    file.write_text("# a comment\nromio_ds_write disable\nromio_cb_write enable\n")
-    merged = run_probe(probe, tmp_path / "d", romio, ["romio_cb_write=disable"],
-                       {"LD_PRELOAD": str(SHIM), "ROMIO_HINTS": str(file)})
+    file.write_text("# a comment\nromio_ds_write disable\nromio_cb_write enable\ncb_buffer_size 524288\n")
+    merged = run_probe(probe, tmp_path / "d", romio, ["romio_cb_write=disable", "cb_buffer_size=1048576"],
+                       {**env, "ROMIO_HINTS": str(file)})
     assert merged["romio_ds_write"] == "disable" and merged["romio_cb_write"] == "disable"
-    # Every rank wrote its blocks where the view put them, after the set_info.
+    assert merged["cb_buffer_size"] == "1048576"
+    assert not list(tmp_path.glob("iok_romio_hints_*"))
+    # Every rank wrote its blocks where the view put them.
     data = (tmp_path / "d").read_bytes()
     assert len(data) == 2 << 20 and data[:1024] == b"a" * 1024 and data[1024:2048] == b"b" * 1024
 
@@ -121,33 +127,36 @@ def test_this_open_mpi_drops_open_hints(probe, tmp_path, romio):
 @pytest.mark.parametrize("api", ["pnetcdf", "hdf5"])
 def test_the_manifest_says_which_hints_took_effect(tmp_path, romio, api):
     """iokernels links the library ahead of MPI, so the I/O libraries' own
-    MPI_File_open reaches it: a --hint ROMIO reads at every access is in
-    effect on PnetCDF and HDF5 files.  The manifest lists the hints asked for
-    and those not in effect (cb_nodes and cb_buffer_size: ROMIO takes them at
-    open), and stderr names the --hints that did not take.  With --open-hints
-    as-mpi the same run lists romio_cb_write as not in effect too; a mode it
+    MPI_File_open reaches it: --hints are in effect on PnetCDF and HDF5 files,
+    open-time ones included (the driver gives them to the library before any
+    file is opened).  The manifest lists the hints asked for and those not in
+    effect, and stderr names a --hint that did not take: cb_nodes=2 without
+    cb_config_list stays 1, ROMIO's one aggregator per node.  With
+    --open-hints as-mpi the same run lists what the MPI dropped; a mode it
     does not know is refused."""
-    args = ["s3d", "-a", api, "--grid", "8,8,8", "--procs", "2,1,1", "-c", "1", "-q",
-            "--hint", "cb_buffer_size=262144", "--hint", "cb_nodes=2", "--hint", "romio_cb_write=disable"]
+    base = ["s3d", "-a", api, "--grid", "8,8,8", "--procs", "2,1,1", "-c", "1", "-q",
+            "--hint", "cb_buffer_size=262144", "--hint", "romio_cb_write=disable"]
     out = tmp_path / "r.json"
-    (tmp_path / "a").mkdir()
-    (tmp_path / "b").mkdir()
-    p = iok(2, *args, "-o", tmp_path / "a", "--json", out, env={"OMPI_MCA_io": romio})
+    for d in "abc":
+        (tmp_path / d).mkdir()
+    iok(2, *base, "--hint", "cb_nodes=2", "--hint", "cb_config_list=*:2", "-o", tmp_path / "a", "--json", out,
+        env={"OMPI_MCA_io": romio})
     m = json.loads(out.read_text())["manifest"]
-    assert m["mpiio_open_hints"] == "reapply"
-    assert m["mpiio_hints"]["romio_cb_write"] == "disable"
-    assert m["mpiio_hints_requested"]["cb_buffer_size"] == "262144"
+    assert m["mpiio_open_hints"] == "reapply" and m["mpiio_hints_not_in_effect"] == {}
+    assert (m["mpiio_hints"]["cb_buffer_size"], m["mpiio_hints"]["cb_nodes"], m["mpiio_hints"]["romio_cb_write"]) \
+        == ("262144", "2", "disable")
     assert m["mpiio_hints_requested"]["cb_nodes"] == "2"
-    assert m["mpiio_hints_not_in_effect"] == {"cb_buffer_size": {"requested": "262144", "in_effect": "16777216"},
-                                              "cb_nodes": {"requested": "2", "in_effect": "1"}}
-    assert ("MPI-IO hint(s) not in effect: cb_buffer_size=262144 (in effect: 16777216), cb_nodes=2 (in effect: 1)\n"
-            in p.stderr)
-    mpirun(2, [IOKERNELS, "--open-hints", "as-mpi", *args, "-o", tmp_path / "b", "--json", out],
+    p = iok(2, *base, "--hint", "cb_nodes=2", "-o", tmp_path / "b", "--json", out, env={"OMPI_MCA_io": romio})
+    m = json.loads(out.read_text())["manifest"]
+    assert m["mpiio_hints_not_in_effect"] == {"cb_nodes": {"requested": "2", "in_effect": "1"}}
+    assert "MPI-IO hint(s) not in effect: cb_nodes=2 (in effect: 1)\n" in p.stderr
+    mpirun(2, [IOKERNELS, "--open-hints", "as-mpi", *base, "-o", tmp_path / "c", "--json", out],
            env={"OMPI_MCA_io": romio})
     m = json.loads(out.read_text())["manifest"]
     assert m["mpiio_open_hints"] == "as-mpi"
-    assert m["mpiio_hints_not_in_effect"]["romio_cb_write"] == {"requested": "disable", "in_effect": "automatic"}
-    bad = subprocess.run([str(IOKERNELS), "--open-hints", "off", *args], capture_output=True, text=True)
+    assert m["mpiio_hints_not_in_effect"] == {"cb_buffer_size": {"requested": "262144", "in_effect": "16777216"},
+                                              "romio_cb_write": {"requested": "disable", "in_effect": "automatic"}}
+    bad = subprocess.run([str(IOKERNELS), "--open-hints", "off", *base], capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.startswith("iokernels: error: --open-hints off: not a mode\n  hint: ")
 
 
@@ -163,9 +172,10 @@ def test_the_programs_link_the_library_ahead_of_mpi():
 
 
 def test_a_suite_sweep_marks_the_hints_not_in_effect(tmp_path):
-    """A suite sweeping cb_nodes on ROMIO: the progress line and the report
-    say which values did not take (cb_nodes=2 stays 1 on this MPI), so the
-    axis is not read as a measurement of it; romio_ds_write did take."""
+    """A suite sweeping cb_nodes on ROMIO without cb_config_list: the progress
+    line and the report say which values did not take (cb_nodes=2 stays 1:
+    ROMIO places one aggregator per node), so the axis is not read as a
+    measurement of it; romio_ds_write did take."""
     from suite_cli import cli, ok
     s = tmp_path / "s.toml"
     s.write_text('[suite]\nio_layer = "romio"\n[[case]]\nkernel = "raw_write"\nranks = 2\n'
