@@ -180,6 +180,18 @@ MPI_Info without_installed(MPI_Info info) {
     return pass;
 }
 
+// A checksum of the open-time keys and values of `info` the hints file gives
+// (to tell ranks that installed other values apart).
+int installed_signature(MPI_Info info) {
+    unsigned h = 2166136261u;  // FNV-1a
+    for (const auto& [k, v] : open_time_keys(info)) {
+        const auto at = g_installed.find(k);
+        if (at == g_installed.end() || at->second != v) continue;
+        for (const char c : k + "=" + v) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
+    }
+    return static_cast<int>(h & 0x7fffffffu);
+}
+
 // How many of `info`'s open-time keys the hints file gives with its value.
 int installed_count(MPI_Info info) {
     int n = 0;
@@ -258,20 +270,24 @@ __attribute__((visibility("default"))) int MPI_File_open(MPI_Comm comm, const ch
     const bool act = info != MPI_INFO_NULL && !turned_off();
     user_hints_file();  // before anything here changes ROMIO_HINTS
     // Open-time keys: at the process's first open they go into the hints
-    // file; at any open, those the file gives leave the info.  All ranks of
-    // `comm` must agree (hints differing between ranks can hang ROMIO): the
-    // first open is the first on every rank, the count the same everywhere.
+    // file (unless the driver put them there already); at any open, those the
+    // file gives leave the info.  All ranks of `comm` must agree, or hints
+    // would differ between ranks (which can hang ROMIO): the same keys with
+    // the same values installed everywhere.  Where not, the ranks opening for
+    // the first time withdraw the file, and nobody's ROMIO has read it (the
+    // driver installs on every rank alike, so its file never disagrees).
     MPI_Info pass = MPI_INFO_NULL;
     if (act && romio_component() && !open_time_keys(info).empty()) {
-        const int first = !g_opened ? 1 : 0;
+        const bool first = !g_opened;
         if (first && g_installed.empty()) install_hints_file(open_time_keys(info));
         const int count = installed_count(info);
-        int mine[4] = {-first, first, -count, count}, all[4];
+        const int sig = installed_signature(info);
+        int mine[4] = {-count, count, -sig, sig}, all[4];
         PMPI_Allreduce(mine, all, 4, MPI_INT, MPI_MAX, comm);
         const bool same = all[0] == -all[1] && all[2] == -all[3];  // min == max for both
         if (same && count > 0) {
             pass = without_installed(info);
-        } else if (first) {  // a rank opened before: ROMIO read its file there, nobody uses ours
+        } else if (first) {
             uninstall_hints_file();
             g_installed.clear();
         }
