@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import results
 from ._types import Doc, StrPath
 
 SCHEMA = "iokernels-advice/1"
@@ -180,8 +181,7 @@ class Runner:
         why = unverified_reason(doc)
         if why:
             c.unverified = why
-        lost = doc.get("manifest", {}).get("mpiio_hints_not_in_effect", {})
-        lost = {k: v for k, v in lost.items() if k in c.hints}
+        lost = {k: v for k, v in results.hints_not_in_effect(doc).items() if k in c.hints}
         if lost:  # e.g. cb_nodes on Open MPI 5.0's ROMIO: the run measured something else than the label says
             c.not_in_effect = ", ".join(f"{k}={v['requested']} (in effect: {v['in_effect']})" for k, v in lost.items())
         c.times.append(io_seconds(doc))

@@ -319,8 +319,8 @@ def progress_line(spec: RunSpec, doc: Doc) -> str:
     h = results.headline(doc)
     if not h:
         return head + f"{sr['wall_seconds']:.2f} s wall (no timings in the result)"
-    lost = doc.get("manifest", {}).get("mpiio_hints_not_in_effect") or {}
-    asked = {k for k in lost if f"{k}=" in results.requested_hints(doc)}    # the run's own --hint, not defaults
+    lost = results.hints_not_in_effect(doc)
+    asked = set(lost) & set(results.requested_hint_values(doc))   # the run's own hints, not the kernel's defaults
     note = ""
     if asked:
         note = " (not in effect: " + ", ".join(f"{k}={lost[k]['requested']}" for k in sorted(asked)) + ")"

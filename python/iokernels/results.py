@@ -82,13 +82,10 @@ def status_of(doc: Doc) -> str:
     return str(doc.get("suite_run", {}).get("status", "ok"))
 
 
-def requested_hints(doc: Doc) -> str:
-    """The MPI-IO hints the run asked for (--hint KEY=VALUE on its command
-    line), as "k=v k=v" sorted; library defaults in the manifest's
-    mpiio_hints are not requests and are left out.  A hint the MPI library
-    did not take (the manifest's mpiio_hints_not_in_effect: cb_nodes on Open
-    MPI 5.0's ROMIO) reads "k=v(not in effect: w)", so a sweep over it is not
-    mistaken for a measurement of it."""
+def requested_hint_values(doc: Doc) -> dict[str, str]:
+    """The MPI-IO hints the run asked for: --hint KEY=VALUE on its command
+    line and the suite's hints; library defaults in the manifest's
+    mpiio_hints are not requests and are left out."""
     argv = doc.get("manifest", {}).get("command_line") or doc.get("suite_run", {}).get("command") or []
     hints: dict[str, str] = {}
     for i, a in enumerate(argv):
@@ -98,9 +95,22 @@ def requested_hints(doc: Doc) -> str:
             hints[k] = v
     for k, v in (doc.get("suite_run", {}).get("hints") or {}).items():
         hints[k] = str(v)
-    lost = doc.get("manifest", {}).get("mpiio_hints_not_in_effect") or {}
+    return hints
+
+
+def hints_not_in_effect(doc: Doc) -> dict[str, Any]:
+    """The manifest's mpiio_hints_not_in_effect ({key: {requested, in_effect}})."""
+    return doc.get("manifest", {}).get("mpiio_hints_not_in_effect") or {}
+
+
+def requested_hints(doc: Doc) -> str:
+    """requested_hint_values as "k=v k=v" sorted.  A hint the MPI library
+    did not take (cb_nodes=2 on one node: ROMIO keeps one aggregator per
+    node) reads "k=v(not in effect: w)", so a sweep over it is not mistaken
+    for a measurement of it."""
+    lost = hints_not_in_effect(doc)
     return " ".join(f"{k}={v}" + (f"(not in effect: {lost[k]['in_effect']})" if k in lost else "")
-                    for k, v in sorted(hints.items()))
+                    for k, v in sorted(requested_hint_values(doc).items()))
 
 
 def axes_of(doc: Doc) -> str:

@@ -33,6 +33,7 @@
 
 #include <unistd.h>
 
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -50,12 +51,17 @@ namespace {
 // cb_config_list choose the aggregators, romio_no_indep_rw the deferred open,
 // striping the file's layout: all at open.  The independent-access buffers
 // (ind_*_buffer_size) are allocated per call.
-bool safe_after_open(const char* key) {
-    static const char* keys[] = {"romio_cb_write", "romio_cb_read",      "romio_ds_write",
-                                 "romio_ds_read",  "ind_wr_buffer_size", "ind_rd_buffer_size"};
+template <std::size_t N>
+bool listed(const char* key, const char* const (&keys)[N]) {
     for (const char* k : keys)
         if (std::strcmp(key, k) == 0) return true;
     return false;
+}
+
+bool safe_after_open(const char* key) {
+    static const char* const keys[] = {"romio_cb_write", "romio_cb_read",      "romio_ds_write",
+                                       "romio_ds_read",  "ind_wr_buffer_size", "ind_rd_buffer_size"};
+    return listed(key, keys);
 }
 
 // The keys ROMIO takes while opening.  Open MPI 5.0's romio341 drops them from
@@ -67,11 +73,9 @@ bool safe_after_open(const char* key) {
 // user's, before the first open, and are taken out of the info of every open
 // that asks for the same value.
 bool open_time_only(const char* key) {
-    static const char* keys[] = {"cb_buffer_size",  "cb_nodes",      "cb_config_list", "romio_no_indep_rw",
-                                 "striping_factor", "striping_unit", "start_iodevice"};
-    for (const char* k : keys)
-        if (std::strcmp(key, k) == 0) return true;
-    return false;
+    static const char* const keys[] = {"cb_buffer_size",  "cb_nodes",      "cb_config_list", "romio_no_indep_rw",
+                                       "striping_factor", "striping_unit", "start_iodevice"};
+    return listed(key, keys);
 }
 
 // Open MPI's ROMIO component, chosen by the environment (iokernels
@@ -168,38 +172,31 @@ void uninstall_hints_file() {
         setenv("ROMIO_HINTS", g_user_file.c_str(), 1);
 }
 
-// The info to open with: `info` without the open-time keys the hints file
-// gives with the same value (in the info, ROMIO would drop the file's value).
-MPI_Info without_installed(MPI_Info info) {
-    MPI_Info pass = MPI_INFO_NULL;
-    PMPI_Info_dup(info, &pass);
+// The open-time keys of `info` that the hints file gives with the same value.
+std::map<std::string, std::string> installed_matches(MPI_Info info) {
+    std::map<std::string, std::string> out;
     for (const auto& [k, v] : open_time_keys(info)) {
         const auto at = g_installed.find(k);
-        if (at != g_installed.end() && at->second == v) PMPI_Info_delete(pass, k.c_str());
+        if (at != g_installed.end() && at->second == v) out.emplace(k, v);
     }
+    return out;
+}
+
+// The info to open with: `info` without `matches` (in the info, ROMIO would
+// drop the file's value).
+MPI_Info without(MPI_Info info, const std::map<std::string, std::string>& matches) {
+    MPI_Info pass = MPI_INFO_NULL;
+    PMPI_Info_dup(info, &pass);
+    for (const auto& kv : matches) PMPI_Info_delete(pass, kv.first.c_str());
     return pass;
 }
 
-// A checksum of the open-time keys and values of `info` the hints file gives
-// (to tell ranks that installed other values apart).
-int installed_signature(MPI_Info info) {
+// A checksum of `matches` (to tell ranks that installed other values apart).
+int signature(const std::map<std::string, std::string>& matches) {
     unsigned h = 2166136261u;  // FNV-1a
-    for (const auto& [k, v] : open_time_keys(info)) {
-        const auto at = g_installed.find(k);
-        if (at == g_installed.end() || at->second != v) continue;
+    for (const auto& [k, v] : matches)
         for (const char c : k + "=" + v) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
-    }
     return static_cast<int>(h & 0x7fffffffu);
-}
-
-// How many of `info`'s open-time keys the hints file gives with its value.
-int installed_count(MPI_Info info) {
-    int n = 0;
-    for (const auto& [k, v] : open_time_keys(info)) {
-        const auto at = g_installed.find(k);
-        n += at != g_installed.end() && at->second == v;
-    }
-    return n;
 }
 
 bool turned_off() {
@@ -280,13 +277,13 @@ __attribute__((visibility("default"))) int MPI_File_open(MPI_Comm comm, const ch
     if (act && romio_component() && !open_time_keys(info).empty()) {
         const bool first = !g_opened;
         if (first && g_installed.empty()) install_hints_file(open_time_keys(info));
-        const int count = installed_count(info);
-        const int sig = installed_signature(info);
+        const auto matches = installed_matches(info);
+        const int count = static_cast<int>(matches.size()), sig = signature(matches);
         int mine[4] = {-count, count, -sig, sig}, all[4];
         PMPI_Allreduce(mine, all, 4, MPI_INT, MPI_MAX, comm);
         const bool same = all[0] == -all[1] && all[2] == -all[3];  // min == max for both
         if (same && count > 0) {
-            pass = without_installed(info);
+            pass = without(info, matches);
         } else if (first) {
             uninstall_hints_file();
             g_installed.clear();
