@@ -24,9 +24,9 @@ public:
     // buffer: gaps between the variables); the slices reserved so far stay.
     void set_gap(std::size_t gap_bytes) { gap_ = gap_bytes; }
     std::size_t gap() const { return gap_; }
-    // Reserve a slice aligned to `align` bytes (a power of two: the element
-    // size, so floats packed back to back leave no hole and doubles stay
-    // aligned); returns its index.  Call allocate() before data().
+    // Reserve a slice aligned to `align` bytes (a power of two; 1 packs
+    // slices back to back, which the runner wants: one contiguous buffer);
+    // returns its index.  Call allocate() before data().
     std::size_t reserve(std::size_t bytes, std::size_t align = 8);
     // One allocation for all reserved slices (re-used when it is large
     // enough).  True when it is new: its contents are then unknown (a freed

@@ -1,8 +1,10 @@
 #include "runner/pattern.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 // Speed (issue 19): generating and checking the pattern is on every write's
 // and every verified read's critical path, so it must run at memory speed
@@ -317,10 +319,36 @@ double pattern_value(std::uint64_t key, std::uint64_t element, std::uint64_t rec
     return static_cast<double>(raw(key, element, record) & 0xFFFFFFu) / 256.0;
 }
 
+namespace {
+// The runner packs a flush's slices back to back, whatever their types (so
+// that the library sees one contiguous user buffer: runner.cpp), and a slice
+// may then start at any byte.  The typed loops above (vectorised, several
+// instruction sets) want T-aligned pointers, so a misaligned slice is filled
+// or checked through an aligned copy: one memcpy, at memory speed, and only
+// for slices that follow an odd count of a narrower type.
+template <class T>
+bool aligned_for(const void* p) {
+    return reinterpret_cast<std::uintptr_t>(p) % alignof(T) == 0;
+}
+
+template <class T>
+std::vector<T> aligned_copy(const void* buf, std::uint64_t n) {
+    std::vector<T> copy(n);
+    if (n) std::memcpy(copy.data(), buf, n * sizeof(T));
+    return copy;
+}
+}  // namespace
+
 void pattern_fill(DType t, void* buf, const Selection& sel, std::uint64_t key, std::uint64_t record) {
     dispatch(t, [&](auto* tag) {
         using T = std::remove_pointer_t<decltype(tag)>;
-        fill_typed<T>(static_cast<T*>(buf), sel, key, record);
+        if (aligned_for<T>(buf)) {
+            fill_typed<T>(static_cast<T*>(buf), sel, key, record);
+        } else {
+            std::vector<T> staged(sel.elements());
+            fill_typed<T>(staged.data(), sel, key, record);
+            if (!staged.empty()) std::memcpy(buf, staged.data(), staged.size() * sizeof(T));
+        }
         return 0;
     });
 }
@@ -328,7 +356,9 @@ void pattern_fill(DType t, void* buf, const Selection& sel, std::uint64_t key, s
 void fill_constant(DType t, void* buf, std::uint64_t n, double value) {
     dispatch(t, [&](auto* tag) {
         using T = std::remove_pointer_t<decltype(tag)>;
-        std::fill_n(static_cast<T*>(buf), n, static_cast<T>(value));
+        const T v = static_cast<T>(value);
+        auto* out = static_cast<unsigned char*>(buf);
+        for (std::uint64_t i = 0; i < n; ++i) std::memcpy(out + i * sizeof(T), &v, sizeof(T));  // any alignment
         return 0;
     });
 }
@@ -336,14 +366,18 @@ void fill_constant(DType t, void* buf, std::uint64_t n, double value) {
 Mismatch pattern_check(DType t, const void* buf, const Selection& sel, std::uint64_t key, std::uint64_t record) {
     return dispatch(t, [&](auto* tag) {
         using T = std::remove_pointer_t<decltype(tag)>;
-        return check_typed<T>(static_cast<const T*>(buf), sel, key, record, nullptr);
+        if (aligned_for<T>(buf)) return check_typed<T>(static_cast<const T*>(buf), sel, key, record, nullptr);
+        const auto copy = aligned_copy<T>(buf, sel.elements());
+        return check_typed<T>(copy.data(), sel, key, record, nullptr);
     });
 }
 
 Mismatch constant_check(DType t, const void* buf, const Selection& sel, double constant) {
     return dispatch(t, [&](auto* tag) {
         using T = std::remove_pointer_t<decltype(tag)>;
-        return check_typed<T>(static_cast<const T*>(buf), sel, 0, 0, &constant);
+        if (aligned_for<T>(buf)) return check_typed<T>(static_cast<const T*>(buf), sel, 0, 0, &constant);
+        const auto copy = aligned_copy<T>(buf, sel.elements());
+        return check_typed<T>(copy.data(), sel, 0, 0, &constant);
     });
 }
 

@@ -22,6 +22,7 @@ std::uint64_t pattern_key(const std::string& var_name);
 double pattern_value(std::uint64_t key, std::uint64_t element, std::uint64_t record);
 
 // Fill `buf` (elements of type t, packed in the selection's block order).
+// `buf` may start at any byte (every function here takes any alignment).
 void pattern_fill(DType t, void* buf, const Selection& sel, std::uint64_t key, std::uint64_t record);
 
 // Fill n elements with one constant (fill values).

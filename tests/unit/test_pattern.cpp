@@ -126,3 +126,38 @@ TEST(Pattern, ShortRunsNeverWritePastTheirPart) {
         EXPECT_FALSE(pattern_check(t, buf.data(), sel, 3, 1).found) << dtype_name(t);
     }
 }
+
+// The runner packs slices of different types back to back, so a double may
+// start at any byte: every function takes any alignment, writes the same
+// bytes as at an aligned address, stays inside its part, and a flipped
+// element is still found where it is (and a constant mismatch too).
+TEST(Pattern, MisalignedBuffersHoldTheSameBytes) {
+    auto sel = Selection::from_runs({3, 50}, {{60, 20}, {5, 10}, {100, 3}});
+    for (DType t : {DType::Short, DType::Int, DType::Int64, DType::Float, DType::Double}) {
+        const std::size_t w = dtype_size(t), n = sel.elements() * w;
+        std::vector<unsigned char> aligned(n);
+        pattern_fill(t, aligned.data(), sel, 11, 2);
+        for (std::size_t shift = 1; shift < w; ++shift) {
+            std::vector<unsigned char> raw(n + 16, 0x5a);
+            unsigned char* p = raw.data() + shift;  // vector storage is 16-aligned: p is not w-aligned
+            pattern_fill(t, p, sel, 11, 2);
+            ASSERT_EQ(0, std::memcmp(p, aligned.data(), n)) << dtype_name(t) << " shift " << shift;
+            for (std::size_t i = 0; i < shift; ++i) ASSERT_EQ(raw[i], 0x5a);
+            for (std::size_t i = shift + n; i < raw.size(); ++i) ASSERT_EQ(raw[i], 0x5a);
+            EXPECT_FALSE(pattern_check(t, p, sel, 11, 2).found) << dtype_name(t) << " shift " << shift;
+            p[7 * w] ^= 1;
+            auto m = pattern_check(t, p, sel, 11, 2);
+            ASSERT_TRUE(m.found) << dtype_name(t) << " shift " << shift;
+            EXPECT_EQ(m.position, 7u);
+            EXPECT_EQ(m.element, 67u);
+
+            fill_constant(t, p, sel.elements(), 3.0);
+            EXPECT_FALSE(constant_check(t, p, sel, 3.0).found) << dtype_name(t);
+            p[n - 1] ^= 0x40;
+            auto c = constant_check(t, p, sel, 3.0);
+            ASSERT_TRUE(c.found) << dtype_name(t);
+            EXPECT_EQ(c.position, sel.elements() - 1);
+            EXPECT_EQ(raw[shift + n], 0x5a);
+        }
+    }
+}
