@@ -75,8 +75,7 @@ Driver::Driver(const char* kernel, MPI_Comm comm, CLI::App& app, int argc, char*
             ->capture_default_str();
     if (d.verify_option && free_name(app, "--verify"))
         // the kernel's default, spelt out: CLI11 shows {false} for a negatable flag whatever its value
-        g->add_flag("--verify,!--no-verify", opt_.verify, "read every written file back and verify every element")
-            ->default_str(opt_.verify ? "true" : "false");
+        g->add_flag("--verify,!--no-verify", opt_.verify, d.verify_help)->default_str(opt_.verify ? "true" : "false");
     if (free_name(app, "--json"))
         g->add_option("--json", opt_.json, "write the result (with manifest) as JSON to FILE");
     if (free_name(app, "--csv")) g->add_option("--csv", opt_.csv, "write one CSV row per file of the result to FILE");

@@ -48,7 +48,10 @@ struct CommonOptions {
 struct DriverDefaults {
     std::string backend = "pnetcdf";
     bool verify = false;
-    bool verify_option = true;  // offer --verify/--no-verify (bdcats always verifies)
+    bool verify_option = true;  // offer --verify/--no-verify
+    // What --verify means for this kernel (a reading kernel: compare what it
+    // reads; --no-verify reads and times only).
+    std::string verify_help = "read every written file back and verify every element";
 };
 
 class Driver {

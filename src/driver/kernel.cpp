@@ -105,6 +105,7 @@ RunOptions run_options(const Driver& d, const KernelPlan& plan) {
     RunOptions ro = d.run_options();
     ro.progress = ro.progress && plan.runner_progress;
     ro.noncontig_buffer = plan.noncontig_buffer;
+    ro.check_reads = plan.check_reads;
     ro.gap_bytes = plan.gap_bytes;
     return ro;
 }

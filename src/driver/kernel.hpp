@@ -128,6 +128,9 @@ struct KernelPlan {
     std::string mismatch_hint = "the file does not hold what this run wrote: was it modified?";
     // The runner's progress lines (off where the kernel reports its own).
     bool runner_progress = true;
+    // Compare what the read steps read with the pattern (a reading kernel's
+    // --no-verify turns it off).
+    bool check_reads = true;
     // User buffers with gaps between the variables (E3SM-IO's -m), of gap_bytes.
     bool noncontig_buffer = false;
     std::size_t gap_bytes = 64;

@@ -128,7 +128,7 @@ nlohmann::json to_json(const FileMetrics& m) {
                               {"bytes", m.struct_bytes},
                               {"requests_native", m.struct_native},
                               {"requests_packed", m.struct_packed}};
-    if (!m.writing) j["verify"] = {{"mismatches", m.mismatches}, {"first", m.first_mismatch}};
+    if (!m.writing) j["verify"] = {{"checked", m.checked}, {"mismatches", m.mismatches}, {"first", m.first_mismatch}};
     return j;
 }
 
@@ -164,8 +164,9 @@ TextReport to_text(const FileMetrics& m) {
     if (m.library_hwm.max > 0) t.line("Library memory high-water max", format_bytes(m.library_hwm.max));
     if (!m.writing)
         t.line("Verification",
-               m.mismatches ? "FAILED: " + std::to_string(m.mismatches) + " element(s); first: " + m.first_mismatch
-                            : std::string("passed (every element read matches the pattern)"));
+               !m.checked     ? std::string("not done (--no-verify: read and timed only)")
+               : m.mismatches ? "FAILED: " + std::to_string(m.mismatches) + " element(s); first: " + m.first_mismatch
+                              : std::string("passed (every element read matches the pattern)"));
     return t;
 }
 

@@ -34,6 +34,7 @@ struct FileMetrics {
     std::uint64_t bytes_on_disk = 0;  // file or directory after close
     // Arrays of structs in memory (h5bench MEM_PATTERN=INTERLEAVED); fields 0: none.
     std::uint64_t struct_fields = 0, struct_bytes = 0, struct_native = 0, struct_packed = 0;
+    bool checked = true;           // read: elements compared with the pattern (--no-verify: not)
     std::uint64_t mismatches = 0;  // read: elements that failed verification, all ranks
     std::string first_mismatch;
 

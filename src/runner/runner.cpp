@@ -245,7 +245,7 @@ void FileRun::prepare(std::vector<Request>& reqs, BufferArena& arena) {
             const std::uint64_t n = q.sel->elements();
             const std::size_t stride = plan_.struct_size();
             if (!writing_) {
-                if (poison) std::memset(buf, 0xA5, n * stride);
+                if (poison && opt_.check_reads) std::memset(buf, 0xA5, n * stride);
                 continue;
             }
             // Each field generated packed, then spread into the structs.
@@ -264,7 +264,7 @@ void FileRun::prepare(std::vector<Request>& reqs, BufferArena& arena) {
             continue;
         }
         if (!writing_) {
-            if (poison) std::memset(buf, 0xA5, q.sel->elements() * dtype_size(var.type));
+            if (poison && opt_.check_reads) std::memset(buf, 0xA5, q.sel->elements() * dtype_size(var.type));
         } else if (q.fill) {
             fill_constant(var.type, buf, q.sel->elements(), var.fill_value.value_or(0.0));
         } else if (plan_.constant_data) {
@@ -432,7 +432,7 @@ void FileRun::step(int first_rec, int last_rec, bool with_fixed) {
             });
         });
         step_seconds_.push_back(timer_.seconds(post) + timer_.seconds("flush") - io_before);
-        if (!writing_) {
+        if (!writing_ && opt_.check_reads) {
             timer_.start_local("verify");
             verify(reqs, arena);
             timer_.stop();
@@ -533,6 +533,7 @@ void FileRun::report(const std::string& path, FileOutcome& out) {
     m.mismatches = total_bad;
     m.first_mismatch = first;
     m.broadcast(comm_);
+    m.checked = writing_ || opt_.check_reads;  // every rank knows it: not broadcast
     out.mismatches = total_bad;
     out.first_mismatch = first;
     out.step_seconds = step_seconds_;

@@ -22,6 +22,10 @@ struct RunOptions {
     bool noncontig_buffer = false;  // gaps between variables in the user buffer
     std::size_t gap_bytes = 64;     // size of each gap when noncontig_buffer
     bool progress = true;           // progress lines on stderr (rank 0)
+    // Compare every element read with the pattern.  Off (bdcats --no-verify,
+    // as h5bench_read, which reads and times only): read buffers are neither
+    // poisoned nor checked, and mismatches stay 0 unexamined.
+    bool check_reads = true;
 };
 
 // Where the first failing rank's first mismatch is, for a kernel that words

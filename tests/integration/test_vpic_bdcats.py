@@ -287,6 +287,29 @@ def test_corrupted_value_fails_verification(tmp_path, backend, mem, layout, nd, 
                           f"{where}variable py, record 1, element {elem}")
 
 
+# --no-verify reads and times only (h5bench_read compares nothing): the same
+# corrupted file that fails above is read in full, said unverified in the
+# report, the file's JSON and the summary; the default run still fails on it.
+def test_no_verify_reads_without_comparing(tmp_path):
+    need("hdf5")
+    cfg = case_cfg(tmp_path, "CONTIG", "CONTIG", 1)
+    out = tmp_path / "p.h5"
+    iok(4, "vpic", cfg, out)
+    replace_stored_value(out, np.float32(pattern_value("py", 200, 1)))
+    js = tmp_path / "r.json"
+    r = iok(4, "bdcats", cfg, out, "--no-verify", "--json", js)
+    assert "not done (--no-verify: read and timed only)" in r.stdout and "passed" not in r.stdout
+    res = load_json(js)
+    assert res["summary"]["verified"] is False and res["summary"]["mismatches"] == 0
+    assert res["summary"]["total_size_bytes"] == 4 * 96 * 32 * STEPS
+    [f] = res["files"]
+    assert f["verify"]["checked"] is False and "verify" not in f["seconds"]
+    p = iok(4, "bdcats", cfg, out, check=False)
+    assert_all_ranks_fail(p, "verification failed", "1 element(s) differ", "variable py, record 1, element 200")
+    h = iok(1, "bdcats", "--help")
+    assert "--no-verify" in h.stdout and "read and time only, as h5bench_read" in " ".join(h.stdout.split())
+
+
 # 2-D read patterns on a 4-writer 2-D file: 4 x 6 = 24 rows, 16 columns.
 READS_2D = {
     "LDC": (dict(BLOCK_SIZE=5, BLOCK_SIZE_2=6), 2 * 5 * 6),

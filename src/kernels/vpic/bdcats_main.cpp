@@ -25,7 +25,8 @@ public:
     std::string description() const override {
         return "BDCATS-IO particle read (h5bench_read): reads the 8 particle variables of every time step written by "
                "`iokernels vpic` with READ_OPTION FULL, PARTIAL, STRIDED (1-D) or LDC, RDC, PRL, CS (2-D), and "
-               "verifies each value. Give the configuration the file was written with.";
+               "verifies each value (--no-verify: reads and times only, as h5bench_read). Give the configuration the "
+               "file was written with.";
     }
     void add_options(CLI::App& app, DriverDefaults& defaults) override {
         cli_.add_to(app, true);
@@ -99,6 +100,7 @@ KernelPlan Bdcats::plan(Driver& d) {
         "the file does not hold what `iokernels vpic` writes with this configuration: was it modified, "
         "or written with another configuration or rank count (--writers)?";
     p.runner_progress = d.options().verbose;
+    p.check_reads = d.options().verify;
     p.groups.push_back(steps_->group({StepKind::Read,
                                       share(std::move(plan)),
                                       fpp ? insert_suffix(cli_.path, std::to_string(d.rank())) : cli_.path,
