@@ -240,12 +240,14 @@ void FileRun::prepare(std::vector<Request>& reqs, BufferArena& arena) {
         const bool zero_is_rare = var.type == DType::Float || var.type == DType::Double || var.type == DType::Int ||
                                   var.type == DType::Int64 || var.type == DType::Char;
         const bool pattern = !q.fill && !plan_.constant_data && !q.structs && zero_is_rare;
-        const bool poison = fresh ? !(zeroed && pattern) : q.fill || plan_.constant_data || !var.is_record(plan_.spec);
+        // Nothing to poison when nothing is checked (--no-verify reads).
+        const bool poison = opt_.check_reads && (fresh ? !(zeroed && pattern)
+                                                       : q.fill || plan_.constant_data || !var.is_record(plan_.spec));
         if (q.structs) {
             const std::uint64_t n = q.sel->elements();
             const std::size_t stride = plan_.struct_size();
             if (!writing_) {
-                if (poison && opt_.check_reads) std::memset(buf, 0xA5, n * stride);
+                if (poison) std::memset(buf, 0xA5, n * stride);
                 continue;
             }
             // Each field generated packed, then spread into the structs.
@@ -264,7 +266,7 @@ void FileRun::prepare(std::vector<Request>& reqs, BufferArena& arena) {
             continue;
         }
         if (!writing_) {
-            if (poison && opt_.check_reads) std::memset(buf, 0xA5, q.sel->elements() * dtype_size(var.type));
+            if (poison) std::memset(buf, 0xA5, q.sel->elements() * dtype_size(var.type));
         } else if (q.fill) {
             fill_constant(var.type, buf, q.sel->elements(), var.fill_value.value_or(0.0));
         } else if (plan_.constant_data) {
