@@ -25,13 +25,17 @@ struct StrategyInfo {
     std::vector<OptionSpec> options;  // keys prefixed "<name>."
     // Builds the strategy around backend `library` (cfg: validated params).
     std::unique_ptr<Backend> (*make)(const std::string& library, const BackendConfig& cfg) = nullptr;
+    // The MPI-IO hints the strategy gives its library, set in `hints` after the
+    // kernel's and the user's (so the manifest records them as requested).
+    void (*library_hints)(const BackendConfig& cfg, MPI_Info hints) = nullptr;
     // Requests reach the library as given (canonical): the stack is the library alone.
     bool library_alone = false;
     // The output is the library's own file with each variable in its logical
     // layout (canonical, rearrange), not a layout of the strategy's (blob, log).
     bool keeps_canonical_layout = false;
     // The library's data calls are independent whatever --independent says
-    // (rearrange's aggregators, unless rearrange.collective=1).
+    // (rearrange's aggregators unless rearrange.collective=1; blob unless
+    // blob.aggregate=1).
     bool library_io_independent = false;
     bool output_is_directory = false;    // the output path becomes a directory of subfiles
     bool read_needs_same_ranks = false;  // -i/read-back with the writer's rank count only

@@ -443,6 +443,9 @@ void FileRun::step(int first_rec, int last_rec, bool with_fixed) {
 }
 
 FileOutcome FileRun::finish(const std::string& path) {
+    // A strategy that opens its library's file at the first flush (blob) had
+    // no hints to report right after define.
+    if (hints_ == MPI_INFO_NULL) hints_ = file_->info_in_effect();
     collective_step(comm_, [&] {
         naming_full_disk(writing_ ? path : std::string(), [&] {
             timer_.start("close");

@@ -84,6 +84,34 @@ def test_blob_replay_equals_canonical(case, nranks, case_maps, tmp_path, needs_p
         assert_same_values(dump(c, tmp_path), dump(b, tmp_path), f"{case} {b.name}", nvars)
 
 
+def test_blob_aggregate_writes_the_same_subfiles(case_maps, tmp_path, needs_pnetcdf):
+    """blob.aggregate=0 (the default: each rank writes its own pieces, library
+    I/O independent, ROMIO's data sieving off) and blob.aggregate=1 (collective,
+    as E3SM-IO's blob) write the same bytes; the manifest records the hints each
+    asked for, and a hint the user gives wins over the strategy's."""
+    mapfile = case_maps / MAPS["F"]
+    runs = {}
+    for agg, extra in (("0", []), ("1", []), ("0-given", ["--hint", "romio_ds_write=enable"])):
+        out, js = tmp_path / f"blob{agg}.nc", tmp_path / f"blob{agg}.json"
+        iok(4, "e3sm", "-k", "-r", "2", "-x", "blob", "--param", f"blob.aggregate={agg[0]}", *extra, "-o", out,
+            "--json", js, mapfile)
+        res = json.loads(js.read_text())
+        assert res["params"]["backend_params"]["blob.aggregate"] == agg[0]
+        runs[agg] = (out, res["manifest"]["mpiio_hints_requested"])
+    alone, collective, given = runs["0"][1], runs["1"][1], runs["0-given"][1]
+    assert (alone["romio_ds_write"], alone["romio_ds_read"]) == ("disable", "disable")
+    assert "romio_ds_write" not in collective and "romio_ds_read" not in collective
+    assert (given["romio_ds_write"], given["romio_ds_read"]) == ("enable", "disable")
+    for out0, out1 in zip(outputs(runs["0"][0], "F"), outputs(runs["1"][0], "F"), strict=True):
+        subs = sorted(p.name for p in out0.glob("subfile_*"))
+        assert subs and subs == sorted(p.name for p in out1.glob("subfile_*"))
+        for name in subs:
+            a, b = (out0 / name).read_bytes(), (out1 / name).read_bytes()
+            assert len(a) > 100_000 and a == b, name
+    r = iok(4, "e3sm", "-r", "2", "-x", "blob", "--param", "blob.aggregate=1", "-i", runs["0"][0], mapfile).stdout
+    assert "passed" in r
+
+
 def test_blob_g_subfiles_and_headers(case_maps, tmp_path, needs_pnetcdf):
     """-g 3 with 4 ranks: three subfiles, groups of consecutive ranks; each
     subfile is a plain CDF-5 file whose variables are 1-D."""
