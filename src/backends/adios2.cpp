@@ -206,8 +206,12 @@ public:
             if (reading_) {
                 engine_.PerformGets();
             } else if (in_step_) {
+                // The caller's buffers are free once ADIOS2 holds the data;
+                // BP5 writes a step's data when the step ends (the next
+                // record's first put, or close).  PerformDataWrite here as
+                // well aggregated and wrote every record twice over: the E3SM
+                // F h1 (5 records, 16 ranks) 0.10 -> 0.06 s without it.
                 engine_.PerformPuts();
-                if (engine_type_ == "BP5") engine_.PerformDataWrite();
             }
         });
     }
