@@ -49,6 +49,12 @@ public:
         offsets_.clear();
         total_ = 0;
     }
+    // Forget the slices and give the allocation back.
+    void release() {
+        clear();
+        base_.reset();
+        capacity_ = 0;
+    }
     void* data(std::size_t slice) { return base_.get() + offsets_[slice]; }
     std::size_t total() const { return total_; }
 

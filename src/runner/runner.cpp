@@ -446,6 +446,10 @@ FileOutcome FileRun::finish(const std::string& path) {
     // A strategy that opens its library's file at the first flush (blob) had
     // no hints to report right after define.
     if (hints_ == MPI_INFO_NULL) hints_ = file_->info_in_effect();
+    // Every flush completed its puts, so the user buffers go before close,
+    // where a library may allocate most (ADIOS2 writes its buffered step
+    // there): a rank's peak is then not both.
+    if (writing_) arena_.release();
     collective_step(comm_, [&] {
         naming_full_disk(writing_ ? path : std::string(), [&] {
             timer_.start("close");
