@@ -89,10 +89,19 @@ def clone(tmp_path_factory):
     return dst
 
 
+def to_scratch(cmd, scratch):
+    """A documented command's /tmp and /scratch paths moved into `scratch`;
+    this checkout's and its build's own paths left as they are (a checkout may
+    itself live under /tmp)."""
+    own = sorted({str(BUILD_DIR), str(SOURCE_DIR)}, key=len, reverse=True)
+    parts = re.split("(" + "|".join(map(re.escape, own)) + ")", cmd)
+    return "".join(p if p in own else re.sub(r"(?<![\w.-])/(tmp|scratch)/(?!pytest-of-)", f"{scratch}/", p)
+                   for p in parts)
+
+
 def sh(clone, cmd, timeout=600, env=None):
     """Runs one documented command in the clone, as a user's shell would."""
-    scratch = clone.parent / "scratch"
-    cmd = re.sub(r"(?<![\w.-])/(tmp|scratch)/(?!pytest-of-)", f"{scratch}/", cmd)
+    cmd = to_scratch(cmd, clone.parent / "scratch")
     e = dict(os.environ, PATH=f"{BUILD_DIR / 'src'}:{os.environ['PATH']}", OMPI_MCA_btl="self,sm",
              OMPI_MCA_rmaps_base_oversubscribe="1", PRTE_MCA_rmaps_default_mapping_policy=":oversubscribe")
     e.pop("IOK_BUILD_DIR", None)  # the clone's own build/, as for a user
