@@ -25,9 +25,11 @@ struct StrategyInfo {
     std::vector<OptionSpec> options;  // keys prefixed "<name>."
     // Builds the strategy around backend `library` (cfg: validated params).
     std::unique_ptr<Backend> (*make)(const std::string& library, const BackendConfig& cfg) = nullptr;
-    // The MPI-IO hints the strategy gives its library, set in `hints` after the
-    // kernel's and the user's (so the manifest records them as requested).
-    void (*library_hints)(const BackendConfig& cfg, MPI_Info hints) = nullptr;
+    // The MPI-IO hints (cfg.hints) and library parameters (cfg.params) the
+    // strategy gives `library` by default, set after the kernel's and the
+    // user's, which they never replace (so the manifest records them as
+    // requested).
+    void (*library_settings)(const std::string& library, BackendConfig& cfg) = nullptr;
     // Requests reach the library as given (canonical): the stack is the library alone.
     bool library_alone = false;
     // The output is the library's own file with each variable in its logical

@@ -501,10 +501,25 @@ std::unique_ptr<Backend> make_registered(const std::string& library, const Backe
     return make_blob_backend(make_backend(library, inner), strategy_count_param(cfg, "blob.subfiles"));
 }
 
-void library_hints(const BackendConfig& cfg, MPI_Info hints) {
+// ADIOS2 takes its engine parameters in any case ("adios.aggregationtype").
+bool has_param_any_case(const BackendConfig& cfg, const std::string& key) {
+    return std::any_of(cfg.params.begin(), cfg.params.end(),
+                       [&](const auto& kv) { return lowercase(kv.first) == lowercase(key); });
+}
+
+// The same for ADIOS2, whose calls have no independent form: BP5 by default
+// gathers every rank's data of a step at one aggregator per node through
+// shared memory (AggregationType=TwoLevelShm); with EveryoneWrites each rank
+// writes its own pieces into the same data file, whose layout is otherwise
+// the same.  Measured (bench/README.md): ne30 F, 16 ranks on 2 cores, -r 5,
+// whole process, 9.3 s -> 4.9 s; the 16-process F map's h0 0.22 -> 0.17 s.
+void library_settings(const std::string& library, BackendConfig& cfg) {
     if (cfg.flag("blob.aggregate")) return;
-    set_default_hint(hints, "romio_ds_write", "disable");
-    set_default_hint(hints, "romio_ds_read", "disable");
+    set_default_hint(cfg.hints, "romio_ds_write", "disable");
+    set_default_hint(cfg.hints, "romio_ds_read", "disable");
+    if (library == "adios" && lowercase(cfg.param("adios.engine")) == "bp5" &&
+        !has_param_any_case(cfg, "adios.AggregationType"))
+        cfg.params["adios.AggregationType"] = "EveryoneWrites";
 }
 
 StrategyInfo describe() {
@@ -517,11 +532,12 @@ StrategyInfo describe() {
                  {"blob.aggregate",
                   "0",
                   "0: each rank accesses its own contiguous pieces of the subfile (library I/O independent, "
-                  "romio_ds_write/romio_ds_read=disable unless given); 1: library I/O collective, as E3SM-IO's "
-                  "blob (the MPI-IO layer's collective buffering gathers the pieces at an aggregator)",
+                  "romio_ds_write/romio_ds_read=disable and ADIOS2 BP5 AggregationType=EveryoneWrites unless "
+                  "given); 1: library I/O collective, as E3SM-IO's blob (the MPI-IO layer's collective buffering "
+                  "or ADIOS2's aggregation gathers the pieces at an aggregator)",
                   {"0", "1"}}};
     s.make = make_registered;
-    s.library_hints = library_hints;
+    s.library_settings = library_settings;
     s.library_io_independent = true;  // unless blob.aggregate=1
     s.output_is_directory = true;
     s.read_needs_same_ranks = true;

@@ -1,5 +1,7 @@
 #include "core/command_line.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 #include "core/error.hpp"
@@ -17,6 +19,11 @@ void set_default_hint(MPI_Info info, const std::string& key, const std::string& 
     int len = 0, flag = 0;
     MPI_Info_get_valuelen(info, key.c_str(), &len, &flag);
     if (!flag) MPI_Info_set(info, key.c_str(), value.c_str());
+}
+
+std::string lowercase(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
 }
 
 bool parse_command_line(CLI::App& app, int argc, char** argv, MPI_Comm comm, int* exit_code) {

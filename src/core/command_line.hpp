@@ -21,4 +21,7 @@ std::pair<std::string, std::string> split_key_value(const std::string& kv, const
 // kernel's default).
 void set_default_hint(MPI_Info info, const std::string& key, const std::string& value);
 
+// `s` in lower case (ASCII): for option values a library takes in any case.
+std::string lowercase(std::string s);
+
 }  // namespace iok

@@ -177,7 +177,7 @@ void Driver::build_config() {
         MPI_Info_set(cfg_.hints, k.c_str(), v.c_str());
     }
     for (const auto& [k, v] : default_hints_) set_default_hint(cfg_.hints, k, v);
-    if (strategy().library_hints) strategy().library_hints(cfg_, cfg_.hints);
+    if (strategy().library_settings) strategy().library_settings(opt_.backend, cfg_);
     config_built_ = true;
 }
 

@@ -112,6 +112,44 @@ def test_blob_aggregate_writes_the_same_subfiles(case_maps, tmp_path, needs_pnet
     assert "passed" in r
 
 
+def adios_data_writers(subfile):
+    """Bytes each rank wrote to the subfile's data file (ADIOS2's profiling.json:
+    transport_0 is the data file); ranks that wrote none are absent."""
+    prof = json.loads((subfile / "profiling.json").read_text())
+    return {p["rank"]: p["transport_0"]["wbytes"] for p in prof if p.get("transport_0", {}).get("wbytes")}
+
+
+def test_blob_adios_each_rank_writes_its_pieces(case_maps, tmp_path):
+    """With ADIOS2 (BP5) the blob asks for AggregationType=EveryoneWrites unless
+    blob.aggregate=1 or the user names one: every rank writes its own bytes to
+    the subfile's data file, where ADIOS2's default gathers them at one rank.
+    Both read back verified; the manifest records what was asked."""
+    if "adios" not in registered_backends():
+        pytest.skip("adios backend not in this build")
+    mapfile = case_maps / MAPS["F"]
+    runs = {}
+    for name, extra in (("each", []), ("aggregate", ["--param", "blob.aggregate=1"]),
+                        ("given", ["--param", "adios.aggregationtype=TwoLevelShm"])):
+        out, js = tmp_path / f"{name}.bp", tmp_path / f"{name}.json"
+        iok(4, "e3sm", "-k", "-r", "2", "-a", "adios", "-x", "blob", *extra, "-o", out, "--json", js, mapfile)
+        params = json.loads(js.read_text())["params"]["backend_params"]
+        h1 = outputs(out, "F")[1] / "subfile_0000.bp"
+        runs[name] = (out, params, adios_data_writers(h1), (h1 / "data.0").stat().st_size)
+    _, params, writers, size = runs["each"]
+    assert params["adios.AggregationType"] == "EveryoneWrites"
+    # the same data bytes either way; the file is longer by the gaps that align each step (and each rank's pieces)
+    written = runs["aggregate"][2].get(0)
+    assert sorted(writers) == [0, 1, 2, 3] and sum(writers.values()) == written > 100_000 and size >= written
+    for name in ("aggregate", "given"):
+        _, params, writers, size = runs[name]
+        assert "adios.AggregationType" not in params, name
+        assert list(writers) == [0] and writers[0] == written <= size, name  # one aggregator wrote it all
+    assert runs["given"][1]["adios.aggregationtype"] == "TwoLevelShm"
+    for name in ("each", "aggregate"):
+        r = iok(4, "e3sm", "-r", "2", "-a", "adios", "-x", "blob", "-i", runs[name][0], mapfile).stdout
+        assert "passed" in r, name
+
+
 def test_blob_g_subfiles_and_headers(case_maps, tmp_path, needs_pnetcdf):
     """-g 3 with 4 ranks: three subfiles, groups of consecutive ranks; each
     subfile is a plain CDF-5 file whose variables are 1-D."""
