@@ -34,8 +34,11 @@ The same wait4 gives the CPU seconds (user + sys) of all processes of a run:
 "cpu work ratio" = (ours - floor) / (seed - floor) over CPU seconds, which
 other load on the machine moves far less than wall time.
 Where our kernel verifies by default and the seed tool does not (BDCATS, S3D,
-GCRM, noncontig), iokernels also runs with --no-verify, one row each
-(--no-no-verify-too leaves the second out).
+GCRM, noncontig), iokernels also runs with --no-verify, one row each; the E3SM
+rows of each library write a verifiable value per element (a hash of variable,
+element and record) where E3SM-IO writes constants, so ours also runs with
+--data rank (E3SM-IO's values: nothing to verify), one row each
+(--no-no-verify-too leaves the second rows out).
 
 Cases (--case, default all whose tool is given):
 
@@ -158,7 +161,9 @@ class Case:
     seed: list                  # seed argv after the program ({dir}, {map}, {cfg}, {file}, {shared} filled per run)
     ours: list                  # iokernels argv after the program
     reads: bool = False         # raw reference is a read of the bytes, not a write
-    no_verify: bool = False     # ours verifies by default, the seed does not: also run ours with --no-verify
+    # Ours verifies (reads) or writes verifiable values (a hash per element), the seed does neither: ours is
+    # also run with these arguments, its own row ("iokernels-nv"): ["--no-verify"], or ["--data", "rank"].
+    unverified: list = None
     setup: object = None        # fn(case, rundir) before each run of either side (untimed)
     notes: list = field(default_factory=list)
 
@@ -208,7 +213,9 @@ def cases(a):
                                    ("e3sm-blob-pnetcdf", "pnetcdf", "blob", 16, 5),
                                    ("e3sm-blob-adios", "adios", "blob", 16, 5)):
         seed, ours = e3(api, x, r)
-        out.append(Case(name, label("F", ranks, r, f"{api} {x}"), ranks, "e3sm_io", seed, ours))
+        # E3SM-IO writes constants; ours a hash per element unless --data rank (E3SM-IO's values)
+        out.append(Case(name, label("F", ranks, r, f"{api} {x}"), ranks, "e3sm_io", seed, ours,
+                        unverified=["--data", "rank"]))
         if x == "blob":
             how = {"pnetcdf": "ROMIO's collective buffering", "adios": "ADIOS2's default aggregation"}[api]
             out.append(Case(name + "-aggregate", label("F", ranks, r, f"{api} {x}, ours blob.aggregate=1"), ranks,
@@ -253,7 +260,7 @@ def cases(a):
                     ["vpic", "-k", "{cfg}", "{dir}/vpic.h5"]))
     out.append(Case("bdcats", "BDCATS FULL read of that file", a.vpic_ranks, "h5bench_read",
                     ["{rcfg}", "{file}"], ["bdcats", "{rcfg}", "{file}"], reads=True,
-                    no_verify=True))  # h5bench_read reads and times, it compares nothing
+                    unverified=["--no-verify"]))  # h5bench_read reads and times, it compares nothing
     s3d = a.s3d_grid.split(",") + a.s3d_procs.split(",")
     s3d_ranks = 1
     for n in a.s3d_procs.split(","):
@@ -262,16 +269,17 @@ def cases(a):
                     s3d_ranks, "s3d_io", s3d + ["1", "F", "{dir}"],
                     ["s3d", "-k", "-a", "pnetcdf", "--grid", a.s3d_grid, "--procs", a.s3d_procs, "-c", "5",
                      "-o", "{dir}"],
-                    no_verify=True))
+                    unverified=["--no-verify"]))
     out.append(Case("gcrm", f"GCRM {a.gcrm_input}, {a.gcrm_fcfg}, 16 ranks", 16, "gcrm_io", ["zgrd.in"],
-                    ["gcrm", "-k", "zgrd.in", "-a", "pnetcdf", "-o", "{dir}"], setup=gcrm_setup(a), no_verify=True))
+                    ["gcrm", "-k", "zgrd.in", "-a", "pnetcdf", "-o", "{dir}"], setup=gcrm_setup(a),
+                    unverified=["--no-verify"]))
     nc_map = str(paths.shared_dir() / "datasets" / "mpi_io_test" / "48602x72_512p_D1.nc")
     # The reference's rank r writes map process r (16 of the map's 512 here); ours by default spreads all
     # 512 over the ranks (the whole array, 30x the bytes): --map-processes own makes the same file.
     out.append(Case("noncontig", "noncontig D1, 100 variables, 16 ranks", 16, "noncontig_buf",
                     ["-q", "-n", "100", "-o", "{dir}/testfile", nc_map],
                     ["noncontig", "-k", "-q", "-n", "100", "--map-processes", "own", "-o", "{dir}/testfile", nc_map],
-                    no_verify=True, notes=["ours with --map-processes own: the reference's bytes"]))
+                    unverified=["--no-verify"], notes=["ours with --map-processes own: the reference's bytes"]))
     return out
 
 
@@ -300,7 +308,8 @@ def arguments():
     p.add_argument("--records", type=int, default=None, metavar="N",
                    help="records (-r) of every E3SM case (default: each case's own, 5 or 1)")
     p.add_argument("--no-verify-too", action=argparse.BooleanOptionalAction, default=True,
-                   help="where ours verifies by default and the seed does not, also run ours with --no-verify")
+                   help="where ours verifies by default and the seed does not, also run ours with --no-verify "
+                        "(E3SM rows: --data rank, E3SM-IO's values)")
     p.add_argument("--particles", default="4194304", help="VPIC/BDCATS particles per rank (h5bench DIM_1)")
     p.add_argument("--steps", type=int, default=5, help="VPIC/BDCATS time steps")
     p.add_argument("--vpic-ranks", type=int, default=4, help="ranks of the VPIC/BDCATS cases")
@@ -387,13 +396,13 @@ class Versus:
         return rec
 
     def ours_run(self, case, tag, side="iokernels"):
-        """Our run; side "iokernels-nv" adds --no-verify."""
+        """Our run; side "iokernels-nv" adds the case's `unverified` arguments."""
         rundir = self.fresh(case, side, tag)
         if case.setup:
             case.setup(case, rundir)
         js = self.b.results_dir / f"{self.count + 1:03d}-{case.name}-{side}-{tag}.json"
         argv = (self.launch_argv(case.ranks) + [self.iok] + (["--io-layer", self.a.io_layer] if self.a.io_layer else [])
-                + self.fill(case.ours, rundir) + (["--no-verify"] if side == "iokernels-nv" else [])
+                + self.fill(case.ours, rundir) + (case.unverified if side == "iokernels-nv" else [])
                 + ["--json", str(js)])
         rec = self.execute(case, side, tag, argv, rundir, case.ranks)
         if rec["status"] == "ok" and js.is_file():
@@ -450,7 +459,7 @@ class Versus:
             return summarize(case, runs + [{"side": "iokernels", "tag": "input", "status": "failed",
                                             "error": "the input particle file could not be written"}])
         nbytes = None
-        nv = case.no_verify and self.a.no_verify_too
+        nv = bool(case.unverified) and self.a.no_verify_too
         for i in range(self.a.warmup):
             runs.append(self.seed_run(case, f"warmup{i + 1}"))
             runs.append(self.ours_run(case, f"warmup{i + 1}"))
@@ -511,7 +520,8 @@ def work_ratio(ours, seed, floor):
 
 def summarize(case, runs):
     timed = [r for r in runs if r.get("tag", "").startswith("r")]
-    out = {"case": case.name, "label": case.label, "ranks": case.ranks, "notes": case.notes, "runs": runs}
+    out = {"case": case.name, "label": case.label, "ranks": case.ranks, "notes": case.notes, "runs": runs,
+           "unverified": case.unverified or []}
     for side in SIDES:
         mine = [r for r in timed if r["side"] == side]
         out[side] = stats([r["wall_s"] for r in mine if r["status"] == "ok"])
@@ -557,7 +567,8 @@ def table(summaries):
     for s in summaries:
         sd, r, fl = s["seed"], s["raw"], s["floor"]
         note = "; ".join(s["notes"] + (["FAILED: " + s["errors"][0][:80]] if s["errors"] else []))
-        for side, key, suffix in (("iokernels", "", ""), ("iokernels-nv", "nv_", " [ours --no-verify]")):
+        for side, key, suffix in (("iokernels", "", ""),
+                                  ("iokernels-nv", "nv_", " [ours " + " ".join(s.get("unverified", [])) + "]")):
             o = s[side]
             if side == "iokernels-nv" and not o["n"] and not o["failed"]:
                 continue

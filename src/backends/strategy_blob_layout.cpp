@@ -256,7 +256,7 @@ std::string blob_index_to_json(const BlobIndex& index) {
               {"spec", file_spec_to_json(index.spec)},
               {"subfiles", json::array()}};
     for (const auto& s : index.subfiles) j["subfiles"].push_back(subfile_json(s));
-    return j.dump(1);
+    return j.dump();
 }
 
 BlobIndex blob_index_from_json(const std::string& text, const std::string& where) {
