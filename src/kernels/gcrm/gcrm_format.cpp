@@ -1,20 +1,14 @@
 #include "kernels/gcrm/gcrm_format.hpp"
 
-#include <algorithm>
-#include <cctype>
+#include "core/command_line.hpp"
 
 namespace iok::gcrm {
 namespace {
 
-std::string lower(std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return s;
-}
-
 // The length GCRM-IO gives a dimension keyword in its check; -1: left out
 // (time, the record dimension).  Keywords are matched without case, as it does.
 std::int64_t keyword_length(const std::string& keyword, const GridParams& g) {
-    const std::string k = lower(keyword);
+    const std::string k = lowercase(keyword);
     if (k == "time") return -1;
     if (k == "cells") return g.cells;
     if (k == "i_uniq_edge" || k == "i_cell_edges") return g.edges;

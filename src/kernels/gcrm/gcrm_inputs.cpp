@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/command_line.hpp"
 #include "core/error.hpp"
 
 namespace iok::gcrm {
@@ -18,11 +19,6 @@ std::string trim(const std::string& s) {
     while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
     while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
     return s.substr(a, b - a);
-}
-
-std::string lower(std::string s) {
-    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
 }
 
 std::string unquote(std::string s) {
@@ -72,7 +68,7 @@ double to_double(const std::string& v, const std::string& source, int lineno, co
 }
 
 bool to_bool(const std::string& v, const std::string& source, int lineno, const std::string& key) {
-    const std::string l = lower(v);
+    const std::string l = lowercase(v);
     if (l == "true" || l == ".true." || l == "t" || l == "1" || l == "yes") return true;
     if (l == "false" || l == ".false." || l == "f" || l == "0" || l == "no") return false;
     throw bad_value(source, lineno, key, v, "true or false");
@@ -120,8 +116,8 @@ const char* iotype_name(IoType t) {
 IoType iotype_from_name(const std::string& s) {
     for (IoType t : {IoType::NonblockingCollective, IoType::NonblockingIndependent, IoType::BlockingCollective,
                      IoType::BlockingIndependent})
-        if (lower(s) == iotype_name(t)) return t;
-    if (lower(s) == "direct" || lower(s) == "interleaved")
+        if (lowercase(s) == iotype_name(t)) return t;
+    if (lowercase(s) == "direct" || lowercase(s) == "interleaved")
         throw Error("iotype '" + s + "' is one of the original GCRM's methods that GCRM-IO does not implement",
                     "use nonblocking_collective, nonblocking_independent, blocking_collective or blocking_independent");
     throw Error("iotype '" + s + "' is not known",
@@ -147,7 +143,7 @@ RunParams parse_params(const std::string& text, const std::string& source) {
         ++lineno;
         auto [key, rest] = key_rest(strip_comment(raw, "!#"));
         if (key.empty()) continue;
-        key = lower(key);
+        key = lowercase(key);
         // the value is the first token (file names and numbers have no blanks)
         const std::string value = unquote(key_rest(rest).first);
         try {
@@ -162,7 +158,7 @@ RunParams parse_params(const std::string& text, const std::string& source) {
             else if (key == "end_seconds")
                 seconds = to_long(value, source, lineno, key);
             else if (key == "physics_mode")
-                p.physics = lower(value).rfind("disable", 0) != 0;
+                p.physics = lowercase(value).rfind("disable", 0) != 0;
             else if (key == "iotype")
                 p.iotype = iotype_from_name(value);
             else if (key == "io_desc_file")
@@ -176,7 +172,7 @@ RunParams parse_params(const std::string& text, const std::string& source) {
             else if (key == "cdf_output_nsamples")
                 p.nsamples = static_cast<int>(to_long(value, source, lineno, key));
             else if (key == "cdf_grid_option") {
-                const std::string v = lower(value);
+                const std::string v = lowercase(value);
                 if (v == "nogrid")
                     p.grid_option = GridOption::NoGrid;
                 else if (v == "all_files")
@@ -273,7 +269,7 @@ Description parse_desc(const std::string& text, const std::string& source) {
             throw Error(where + ": '" + key + "' before the first 'name' line",
                         "start each descriptor with: name VARIABLE");
         if (key == "type")
-            cur->type = lower(key_rest(rest).first);
+            cur->type = lowercase(key_rest(rest).first);
         else if (key == "dimension") {
             cur->dims.clear();
             std::istringstream ds(rest);
@@ -284,11 +280,11 @@ Description parse_desc(const std::string& text, const std::string& source) {
         else if (key == "restart")
             cur->restart = true;
         else if (key == "index")
-            cur->index_all = lower(rest) == "all";
+            cur->index_all = lowercase(rest) == "all";
         else if (key == "slice")
             continue;  // a component of a vector field: one variable per component
         else if (key == "no_data")
-            cur->no_data = lower(unquote(rest)) == "true";
+            cur->no_data = lowercase(unquote(rest)) == "true";
         else if (!cur->no_data)
             cur->attrs.push_back({key, gio_value(raw)});
         // (after no_data "true" GCRM-IO keeps no further attribute of the variable)

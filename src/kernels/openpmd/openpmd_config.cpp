@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/command_line.hpp"
 #include "core/error.hpp"
 
 namespace iok::openpmd {
@@ -39,8 +40,7 @@ std::vector<std::uint64_t> numbers(const std::string& text, const std::string& k
 }
 
 bool truth(const std::string& text, const std::string& key) {
-    std::string t = trim(text);
-    for (auto& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string t = lowercase(trim(text));
     if (t == "true" || t == "yes" || t == "1") return true;
     if (t == "false" || t == "no" || t == "0") return false;
     throw Error(key + "='" + text + "' is not true or false", "write " + key + "=true or " + key + "=false");

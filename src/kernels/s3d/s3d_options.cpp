@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/command_line.hpp"
 #include "core/error.hpp"
 
 namespace iok::s3d {
@@ -30,8 +31,7 @@ std::int64_t parse_integer(const std::string& text, const std::string& what) {
 }  // namespace
 
 bool parse_logical(const std::string& text, const std::string& what) {
-    std::string t = text;
-    std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
+    const std::string t = lowercase(text);
     if (t == "t" || t == "true" || t == ".true." || t == "1" || t == "yes" || t == "y") return true;
     if (t == "f" || t == "false" || t == ".false." || t == "0" || t == "no" || t == "n") return false;
     throw Error(what + " '" + text + "' is not a logical value", "use T or F (also true/false, 1/0)");

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/command_line.hpp"
 #include "core/error.hpp"
 
 namespace iok::vpic {
@@ -21,11 +22,6 @@ std::string trim(const std::string& s) {
 
 std::string upper(std::string s) {
     for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    return s;
-}
-
-std::string lower(std::string s) {
-    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return s;
 }
 
@@ -166,7 +162,7 @@ double parse_duration(const std::string& text, const std::string& what) {
     double n = 0;
     std::string unit;
     split_number(text, what, n, unit, false);
-    const std::string u = lower(unit);
+    const std::string u = lowercase(unit);
     if (u.empty()) {
         if (n == 0) return 0;
         throw Error(what + ": '" + text + "' has no time unit",
