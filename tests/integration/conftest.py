@@ -98,6 +98,22 @@ if "PRTE_MCA_prte_tmpdir_base" not in os.environ:
     os.environ["PRTE_MCA_prte_tmpdir_base"] = _prte_tmp
     atexit.register(shutil.rmtree, _prte_tmp, True)
 
+# Open MPI names a job's shared-memory segments (btl/sm, /dev/shm/sm_segment.
+# <host>.<uid>.<jobid>.<rank>) by a 16-bit hash of the launcher's name, so two
+# jobs running at once can get the same names and write into each other's
+# segments.  Seen in a CI run (ctest -j 2): launchers of pids 28845 and 28901
+# both hashed to job family 0xec14; one job's ranks segfaulted in
+# mca_btl_sm_poll_handle_frag, the other's hung in MPI_Bcast (the same as
+# open-mpi/ompi#7642).  Each test process gives its jobs a directory of their
+# own, in /dev/shm still (memory), removed at exit with what aborted jobs and
+# singletons leave there (they never unlink theirs).
+if "OMPI_MCA_btl_sm_backing_directory" not in os.environ and os.path.isdir("/dev/shm"):
+    import atexit
+    import tempfile
+    _sm_dir = tempfile.mkdtemp(prefix="iok-sm-", dir="/dev/shm")
+    os.environ["OMPI_MCA_btl_sm_backing_directory"] = _sm_dir
+    atexit.register(shutil.rmtree, _sm_dir, True)
+
 # Every MPI process loads UCX with Open MPI, and UCX's constructor patches
 # mmap/munmap for its registration cache: ~40 ms of CPU per process here
 # (perf: ucs_init -> ucm_bistro_patch, a third of `iokernels --version`), on
