@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
                          argv[first + 1]);
             return 2;
         }
-        MPI_Init(&argc, &argv);  // some libraries report their version only after MPI_Init
+        iok::init_mpi(&argc, &argv);  // some libraries report their version only after MPI_Init
         int rank = 0;
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         if (rank == 0)
@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
                      argv[first]);
         return 2;
     }
-    MPI_Init(&argc, &argv);
+    iok::init_mpi(&argc, &argv);
     int rc = 0;
     {
         const std::unique_ptr<iok::Kernel> k = kernel->make();  // gone before MPI_Finalize: it may hold communicators

@@ -25,6 +25,37 @@ std::string select_mpiio_layer(const std::string& layer) {
     return {};
 }
 
+std::string btl_without_sm(const std::string& btl) {
+    if (btl.empty()) return "^sm";
+    const bool exclude = btl[0] == '^';
+    std::string out = exclude ? "^" : "";
+    bool listed = false;
+    std::size_t start = exclude ? 1 : 0;
+    while (start <= btl.size()) {
+        std::size_t comma = btl.find(',', start);
+        if (comma == std::string::npos) comma = btl.size();
+        const std::string name = btl.substr(start, comma - start);
+        const bool sm = name == "sm" || name == "vader";
+        listed = listed || sm;
+        if (!name.empty() && (exclude || !sm)) out += (out.size() > (exclude ? 1u : 0u) ? "," : "") + name;
+        start = comma + 1;
+    }
+    if (exclude && !listed) out += (out.size() > 1 ? "," : "") + std::string("sm");
+    return out.empty() ? "self" : out;
+}
+
+void init_mpi(int* argc, char*** argv) {
+#ifdef OPEN_MPI
+    // Launchers (mpiexec's PRRTE, srun with PMIx or PMI-2) name the rank.
+    const bool launched = std::getenv("PMIX_RANK") || std::getenv("OMPI_COMM_WORLD_RANK") || std::getenv("PMI_RANK");
+    if (!launched) {
+        const char* btl = std::getenv("OMPI_MCA_btl");
+        setenv("OMPI_MCA_btl", btl_without_sm(btl ? btl : "").c_str(), 1);
+    }
+#endif
+    MPI_Init(argc, argv);
+}
+
 std::string mpiio_layer_from_info(MPI_Info info) {
     if (info == MPI_INFO_NULL) return "unknown";
     int nkeys = 0;

@@ -12,6 +12,17 @@ namespace iok {
 // Returns an error message, empty on success.  Must run before MPI_Init.
 std::string select_mpiio_layer(const std::string& layer);
 
+// MPI_Init for this project's programs.  A process started without a
+// launcher (a singleton: `iokernels backends`, a tool run on its own) runs
+// without Open MPI's shared-memory transport (taken out of OMPI_MCA_btl): it
+// has no peer to share memory with, and Open MPI 5 leaves a singleton's
+// btl/sm segment (/dev/shm/sm_segment.*) behind at exit, one per process.
+void init_mpi(int* argc, char*** argv);
+// An OMPI_MCA_btl value without the shared-memory transport ("sm", once
+// "vader"): an exclusion list gains it ("^tcp" -> "^tcp,sm"), an inclusion
+// list loses it ("self,sm" -> "self"); unset ("") -> "^sm".
+std::string btl_without_sm(const std::string& btl);
+
 // "ROMIO", "OMPIO" or "unknown", judged from the hints of an open file
 // (ROMIO reports romio_* / cb_* keys) and the MPI library in use.
 std::string mpiio_layer_from_info(MPI_Info info);

@@ -23,6 +23,7 @@
 #include "backends/backend.hpp"
 #include "backends/strategy_blob_layout.hpp"
 #include "core/collective.hpp"
+#include "core/mpi_layer.hpp"
 #include "core/report.hpp"
 #include "driver/canonical_rebuild.hpp"
 
@@ -163,7 +164,7 @@ void replay(int argc, char** argv, MPI_Comm comm) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    MPI_Init(&argc, &argv);
+    iok::init_mpi(&argc, &argv);
     int rc = iok::run_kernel_main("blob_replay", MPI_COMM_WORLD, [&] { replay(argc, argv, MPI_COMM_WORLD); });
     MPI_Finalize();
     return rc;

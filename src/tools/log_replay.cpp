@@ -142,7 +142,7 @@ void replay(int argc, char** argv, MPI_Comm comm) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    MPI_Init(&argc, &argv);
+    iok::init_mpi(&argc, &argv);
     int rc = iok::run_kernel_main("log_replay", MPI_COMM_WORLD, [&] { replay(argc, argv, MPI_COMM_WORLD); });
     MPI_Finalize();
     return rc;

@@ -22,7 +22,7 @@
 #include "core/result.hpp"
 
 int main(int argc, char** argv) {
-    MPI_Init(&argc, &argv);
+    iok::init_mpi(&argc, &argv);
     MPI_Comm comm = MPI_COMM_WORLD;
     int rc = iok::run_kernel_main("raw_write", comm, [&] {
         CLI::App app{"raw contiguous MPI-IO write of N bytes (benchmark reference)", "raw_write"};

@@ -105,8 +105,8 @@ if "PRTE_MCA_prte_tmpdir_base" not in os.environ:
 # both hashed to job family 0xec14; one job's ranks segfaulted in
 # mca_btl_sm_poll_handle_frag, the other's hung in MPI_Bcast (the same as
 # open-mpi/ompi#7642).  Each test process gives its jobs a directory of their
-# own, in /dev/shm still (memory), removed at exit with what aborted jobs and
-# singletons leave there (they never unlink theirs).
+# own, in /dev/shm still (memory), removed at exit with what aborted jobs
+# leave there (they never unlink theirs).
 if "OMPI_MCA_btl_sm_backing_directory" not in os.environ and os.path.isdir("/dev/shm"):
     import atexit
     import tempfile

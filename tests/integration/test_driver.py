@@ -4,6 +4,7 @@ kernel, combinations a library cannot express exit 2 with one line, results
 record the strategy beside the backend, and the layering holds in the
 sources (kernels call no library, core includes no backend)."""
 import json
+import os
 import re
 import subprocess
 
@@ -45,6 +46,28 @@ def test_registry_lists_backends_strategies_and_options():
 def test_backends_refuses_unknown_option():
     p = subprocess.run([str(IOKERNELS), "backends", "--yaml"], capture_output=True, text=True)
     assert p.returncode == 2 and "unknown option '--yaml'" in p.stderr
+
+
+def test_singleton_leaves_no_shared_memory_segment(tmp_path):
+    """A program started without mpiexec is an MPI singleton; Open MPI 5 leaves
+    its btl/sm segment file behind at exit (shown by a plain MPI_Init +
+    MPI_Finalize program), ours take the transport out (core/mpi_layer.hpp)."""
+    mpicc = tool("mpicc")
+    src = tmp_path / "plain.c"
+    src.write_text("#include <mpi.h>\nint main(int c, char** v) { MPI_Init(&c, &v); MPI_Finalize(); return 0; }\n")
+    subprocess.run([str(mpicc), str(src), "-o", str(tmp_path / "plain")], check=True, capture_output=True)
+    for name, argv in (("plain", [str(tmp_path / "plain")]), ("ours", [str(IOKERNELS), "backends"])):
+        segs = tmp_path / f"sm_{name}"
+        segs.mkdir()
+        env = dict(os.environ, OMPI_MCA_btl="self,sm", OMPI_MCA_btl_sm_backing_directory=str(segs))
+        for k in ("PMIX_RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK"):
+            env.pop(k, None)
+        subprocess.run(argv, env=env, check=True, capture_output=True)
+        left = sorted(p.name for p in segs.iterdir())
+        if name == "plain":
+            assert left and left[0].startswith("sm_segment"), left  # Open MPI's behaviour the fix is for
+        else:
+            assert left == [], left
 
 
 KERNEL_ARGS = {

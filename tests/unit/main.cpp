@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "core/mpi_layer.hpp"
 #include "scratch_dir.hpp"
 
 namespace {
@@ -42,7 +43,7 @@ int main(int argc, char** argv) {
     ::testing::InitGoogleTest(&argc, argv);
     // Listing the tests (ctest's discovery at build time) needs no MPI.
     if (GTEST_FLAG_GET(list_tests)) return RUN_ALL_TESTS();
-    MPI_Init(&argc, &argv);
+    iok::init_mpi(&argc, &argv);  // a singleton: no btl/sm segment left in /dev/shm
     auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
     listeners.Append(new ScratchCleanup);
     if (require_all()) listeners.Append(new SkipIsFailure);

@@ -64,3 +64,17 @@ TEST(MpiCheck, AFailedOpenOfAMissingDirectory) {
 }
 
 }  // namespace
+
+// init_mpi takes Open MPI's shared-memory transport out of a singleton's
+// OMPI_MCA_btl (Open MPI 5 leaves a singleton's segment in /dev/shm).
+TEST(BtlWithoutSm, InclusionListsLoseItExclusionListsGainIt) {
+    EXPECT_EQ(iok::btl_without_sm(""), "^sm");
+    EXPECT_EQ(iok::btl_without_sm("self,sm"), "self");
+    EXPECT_EQ(iok::btl_without_sm("sm,self"), "self");
+    EXPECT_EQ(iok::btl_without_sm("sm"), "self");
+    EXPECT_EQ(iok::btl_without_sm("self,vader,tcp"), "self,tcp");
+    EXPECT_EQ(iok::btl_without_sm("self,tcp"), "self,tcp");
+    EXPECT_EQ(iok::btl_without_sm("^tcp"), "^tcp,sm");
+    EXPECT_EQ(iok::btl_without_sm("^sm"), "^sm");
+    EXPECT_EQ(iok::btl_without_sm("^tcp,vader"), "^tcp,vader");
+}
