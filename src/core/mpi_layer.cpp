@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
 
 #include "core/error.hpp"
 
@@ -26,22 +27,17 @@ std::string select_mpiio_layer(const std::string& layer) {
 }
 
 std::string btl_without_sm(const std::string& btl) {
-    if (btl.empty()) return "^sm";
-    const bool exclude = btl[0] == '^';
-    std::string out = exclude ? "^" : "";
-    bool listed = false;
-    std::size_t start = exclude ? 1 : 0;
-    while (start <= btl.size()) {
-        std::size_t comma = btl.find(',', start);
-        if (comma == std::string::npos) comma = btl.size();
-        const std::string name = btl.substr(start, comma - start);
+    const bool exclude = btl.empty() || btl[0] == '^';
+    std::istringstream names(btl.substr(btl.empty() || btl[0] != '^' ? 0 : 1));
+    std::string out;
+    bool sm_listed = false;
+    for (std::string name; std::getline(names, name, ',');) {
         const bool sm = name == "sm" || name == "vader";
-        listed = listed || sm;
-        if (!name.empty() && (exclude || !sm)) out += (out.size() > (exclude ? 1u : 0u) ? "," : "") + name;
-        start = comma + 1;
+        sm_listed = sm_listed || sm;
+        if (!name.empty() && (exclude || !sm)) out += (out.empty() ? "" : ",") + name;
     }
-    if (exclude && !listed) out += (out.size() > 1 ? "," : "") + std::string("sm");
-    return out.empty() ? "self" : out;
+    if (!exclude) return out.empty() ? "self" : out;
+    return "^" + out + (sm_listed ? "" : (out.empty() ? "" : ",") + std::string("sm"));
 }
 
 void init_mpi(int* argc, char*** argv) {

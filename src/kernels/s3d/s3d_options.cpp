@@ -2,9 +2,6 @@
 
 #include <mpi.h>
 
-#include <algorithm>
-#include <cctype>
-
 #include "core/command_line.hpp"
 #include "core/error.hpp"
 
